@@ -1,0 +1,46 @@
+#pragma once
+/// @file
+/// Element types, their sizes and their names.
+
+#include <cstddef>
+#include <string_view>
+
+namespace memfmt {
+
+/// The element type of a tensor (oneDNN's `memory::data_type`, the subset memfmt converts).
+enum class data_type { undef, f16, bf16, f32, s32, s8, u8 };
+
+/// Bytes per element; 0 for `undef`.
+constexpr std::size_t data_type_size(data_type dt) noexcept {
+  switch (dt) {
+    case data_type::f16:
+    case data_type::bf16: return 2;
+    case data_type::f32:
+    case data_type::s32: return 4;
+    case data_type::s8:
+    case data_type::u8: return 1;
+    case data_type::undef: break;
+  }
+  return 0;
+}
+
+/// The name oneDNN prints for `dt` ("f32", "s8", ...).
+constexpr std::string_view to_string(data_type dt) noexcept {
+  switch (dt) {
+    case data_type::f16: return "f16";
+    case data_type::bf16: return "bf16";
+    case data_type::f32: return "f32";
+    case data_type::s32: return "s32";
+    case data_type::s8: return "s8";
+    case data_type::u8: return "u8";
+    case data_type::undef: break;
+  }
+  return "undef";
+}
+
+/// True for the integer types, whose conversions saturate and round.
+constexpr bool is_integral(data_type dt) noexcept {
+  return dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8;
+}
+
+}  // namespace memfmt
