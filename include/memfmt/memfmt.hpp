@@ -10,6 +10,7 @@
 #include "memfmt/core/format_kind.hpp"
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/layout/blocked.hpp"
+#include "memfmt/layout/static_layout.hpp"
 #include "memfmt/tag/parse.hpp"
 #include "memfmt/tag/tag.hpp"
 #include "memfmt/tag/tags.hpp"

@@ -3,6 +3,7 @@
 /// Typed tags: `tag_t<"nChw16c">`, one type per tag, its layout as static constexpr data.
 
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "memfmt/core/fixed_string.hpp"
@@ -64,7 +65,7 @@ inline constexpr bool is_tag_v<tag_t<S>> = true;
 
 /// Any typed tag.
 template <class T>
-concept format_tag = is_tag_v<T>;
+concept format_tag = is_tag_v<std::remove_cvref_t<T>>;
 
 /// The typed tag for `S`, checked where it is named: `tag<"nChw16c">`.
 template <fixed_string S>
