@@ -14,3 +14,5 @@
 #include "memfmt/tag/parse.hpp"
 #include "memfmt/tag/tag.hpp"
 #include "memfmt/tag/tags.hpp"
+#include "memfmt/memory/memory.hpp"
+#include "memfmt/select/select.hpp"

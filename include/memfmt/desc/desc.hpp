@@ -66,6 +66,9 @@ class desc {
     init_blocked(dims_, dt, tag_t<S>::layout, S.view(), false);
   }
 
+  /// A descriptor of the layout `b` (what a tag says, e.g. `tag_t<S>::layout`) for `dims`.
+  constexpr desc(const dims& dims_, data_type dt, const blocking& b) { init_blocked(dims_, dt, b, "blocking", false); }
+
   /// A descriptor from strides (in elements); empty strides mean dense row-major.
   /// Strides must be >= 0 and must not overlap once sorted; dims of 1 and stride 0
   /// (broadcast) are exempt from the overlap check.

@@ -1,0 +1,142 @@
+#pragma once
+/// @file
+/// `memfmt::memory`: a descriptor plus a data handle, owned or borrowed.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <type_traits>
+
+#include "memfmt/core/error.hpp"
+#include "memfmt/desc/desc.hpp"
+
+namespace memfmt {
+
+namespace detail {
+
+/// Calls `f(index)` for every padded position of `d` that lies outside its dims: the
+/// padding, as disjoint boxes (box k: dims before k inside, dim k in its padding,
+/// dims after k anywhere in their padded range).
+template <class F>
+void for_each_padding_index(const desc& d, F&& f) {
+  const dims logical = d.get_dims(), padded = d.get_padded_dims();
+  const int n = d.get_ndims();
+  for (int k = 0; k < n; ++k) {
+    if (padded[k] == logical[k]) continue;
+    dims begin = dims::filled(n, 0), end = padded;
+    for (int j = 0; j < k; ++j) end[j] = logical[j];
+    begin[k] = logical[k];
+    bool empty = false;
+    for (int j = 0; j < n; ++j) empty = empty || begin[j] >= end[j];
+    if (empty) continue;
+    dims index = begin;
+    for (;;) {
+      f(index);
+      int j = n - 1;
+      for (; j >= 0; --j) {
+        if (++index[j] < end[j]) break;
+        index[j] = begin[j];
+      }
+      if (j < 0) break;
+    }
+  }
+}
+
+/// The offset of a padded position (outside the logical dims, inside the padded ones).
+constexpr dim padded_offset(const desc& d, const dims& physical_index) {
+  dims index = physical_index;
+  const dims pad_off = d.get_padded_offsets();
+  for (int j = 0; j < index.size(); ++j) index[j] += pad_off[j];
+  return d.get_submemory_offset() + element_offset(d.get_blocking(), d.get_strides(), index);
+}
+
+struct aligned_free {
+  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
+};
+
+}  // namespace detail
+
+/// Writes zeros into the padding of the tensor `d` at `handle` (oneDNN's contract: what
+/// lies in the padding of a blocked tensor is zero). Touches nothing else.
+/// @pre handle points to at least d.get_size() bytes from the parent's start
+inline void zero_padding(const desc& d, void* handle) {
+  if (d.get_format_kind() != format_kind::blocked || d.has_zero_dim() || d.get_padded_dims() == d.get_dims()) return;
+  if (handle == nullptr) detail::fail("zero_padding: null data handle");
+  const std::size_t size = data_type_size(d.get_data_type());
+  auto* bytes = static_cast<unsigned char*>(handle);
+  detail::for_each_padding_index(d, [&](const dims& index) {
+    std::memset(bytes + static_cast<std::size_t>(detail::padded_offset(d, index)) * size, 0, size);
+  });
+}
+
+/// A tensor: a descriptor and its data. Owning memory is 64-byte aligned; attaching a
+/// handle (owned or borrowed) writes zeros into the padding.
+class memory {
+ public:
+  /// Allocates `d.get_size()` bytes (zeros in the padding, the rest uninitialised).
+  /// @throws error when `d` is not a concrete (blocked) descriptor
+  explicit memory(const desc& d) : desc_(checked(d)) {
+    const std::size_t size = desc_.get_size();
+    if (size != 0) {
+      owned_.reset(::operator new(size, std::align_val_t{64}));
+      handle_ = owned_.get();
+      zero_padding(desc_, handle_);
+    }
+  }
+
+  /// Borrows `handle`, which must stay valid while this memory uses it.
+  /// @throws error for a null handle when the tensor has a non-zero size
+  memory(const desc& d, void* handle) : desc_(checked(d)) { set_data_handle(handle); }
+
+  const desc& get_desc() const noexcept { return desc_; }
+  void* get_data_handle() const noexcept { return handle_; }
+
+  /// Borrows `handle` (releasing owned memory) and writes zeros into its padding.
+  void set_data_handle(void* handle) {
+    if (handle == nullptr && desc_.get_size() != 0)
+      detail::fail("memory: null data handle for a tensor of ", desc_.get_size(), " bytes (", desc_.str(), ")");
+    owned_.reset();
+    handle_ = handle;
+    zero_padding(desc_, handle_);
+  }
+
+  /// The element at a logical index, as `T` (float for f32, std::int32_t, std::int8_t,
+  /// std::uint8_t, and std::uint16_t bits for f16 and bf16).
+  /// @throws error when `T` does not fit the data type or the index is outside the dims
+  template <class T>
+  T& at(const dims& index) const {
+    if (!fits<T>(desc_.get_data_type()))
+      detail::fail("memory::at: the element type does not match data type ", to_string(desc_.get_data_type()));
+    return static_cast<T*>(handle_)[desc_.offset(index)];
+  }
+
+ private:
+  static const desc& checked(const desc& d) {
+    if (d.get_format_kind() != format_kind::blocked)
+      detail::fail("memory: needs a concrete descriptor, not ",
+                   d.get_format_kind() == format_kind::any ? "format_kind::any" : "the zero descriptor");
+    return d;
+  }
+
+  template <class T>
+  static constexpr bool fits(data_type dt) {
+    switch (dt) {
+      case data_type::f32: return std::is_same_v<T, float>;
+      case data_type::s32: return std::is_same_v<T, std::int32_t>;
+      case data_type::s8: return std::is_same_v<T, std::int8_t>;
+      case data_type::u8: return std::is_same_v<T, std::uint8_t>;
+      case data_type::f16:
+      case data_type::bf16: return std::is_same_v<T, std::uint16_t>;
+      case data_type::undef: break;
+    }
+    return false;
+  }
+
+  desc desc_;
+  std::unique_ptr<void, detail::aligned_free> owned_;
+  void* handle_ = nullptr;
+};
+
+}  // namespace memfmt
