@@ -1,0 +1,259 @@
+#pragma once
+/// @file
+/// Lowering a reorder to loop nests: each logical dim is cut into the pieces that the
+/// blocking of source and destination both respect; the valid region and the
+/// destination's padding become boxes of those pieces; each box becomes a nest of
+/// loops (extent, source stride, destination stride, scale stride) that is then
+/// simplified (unit loops dropped, contiguous loops folded) for a kernel.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "memfmt/core/dims.hpp"
+#include "memfmt/desc/desc.hpp"
+#include "memfmt/reorder/kernel/nest.hpp"
+
+namespace memfmt::detail {
+
+/// One level of a dim's index: digit = i / weight % extent (the outermost piece has no
+/// modulus: its extent is however many blocks there are).
+struct piece {
+  dim weight = 1;
+  dim extent = 1;
+  dim src_stride = 0;
+  dim dst_stride = 0;
+  dim scale_stride = 0;
+};
+
+/// A dim cut into pieces, outermost first.
+struct dim_pieces {
+  int count = 0;
+  std::array<piece, max_ndims + 1> pieces{};
+};
+
+/// The index boundaries a descriptor's blocking puts on dim `d`: 1, then the products
+/// of d's inner blocks from the innermost outward. Also gives the stride of each level.
+struct dim_levels {
+  int count = 0;                            ///< levels, innermost first
+  std::array<dim, max_ndims + 1> bound{};   ///< bound[0] = 1, bound[l+1] = bound[l] * block
+  std::array<dim, max_ndims + 1> stride{};  ///< stride of one unit of level l (last: the outer stride)
+};
+
+inline dim_levels levels_of(const desc& x, int d) {
+  const blocking b = x.get_blocking();
+  dim_levels lv;
+  lv.bound[0] = 1;
+  dim inner_stride = 1;
+  for (int k = b.inner_nblks - 1; k >= 0; --k) {
+    const dim blk = b.inner_blks[static_cast<std::size_t>(k)];
+    if (b.inner_idxs[static_cast<std::size_t>(k)] == d) {
+      lv.stride[static_cast<std::size_t>(lv.count)] = inner_stride;
+      lv.bound[static_cast<std::size_t>(lv.count + 1)] = lv.bound[static_cast<std::size_t>(lv.count)] * blk;
+      ++lv.count;
+    }
+    inner_stride *= blk;
+  }
+  lv.stride[static_cast<std::size_t>(lv.count)] = x.get_strides()[d];
+  return lv;
+}
+
+/// The stride, in `x`, of one unit of an index piece of weight `w` whose span
+/// [w, w * extent) fits within one level of x (or lies beyond x's blocks).
+inline dim stride_of(const dim_levels& lv, dim w) {
+  int l = 0;
+  while (l < lv.count && lv.bound[static_cast<std::size_t>(l + 1)] <= w) ++l;
+  return lv.stride[static_cast<std::size_t>(l)] * (w / lv.bound[static_cast<std::size_t>(l)]);
+}
+
+/// Cuts dim `d` into pieces that both layouts respect; false when their blocks do not
+/// nest (e.g. 3 and 4), which needs the element-wise path.
+inline bool cut_dim(const desc& src, const desc& dst, int d, dim scale_stride, dim_pieces& out) {
+  const dim_levels s = levels_of(src, d), t = levels_of(dst, d);
+  std::vector<dim> bounds;
+  for (int l = 0; l <= s.count; ++l) bounds.push_back(s.bound[static_cast<std::size_t>(l)]);
+  for (int l = 0; l <= t.count; ++l) bounds.push_back(t.bound[static_cast<std::size_t>(l)]);
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  for (std::size_t k = 1; k < bounds.size(); ++k)
+    if (bounds[k] % bounds[k - 1] != 0) return false;
+  // pieces outermost first: the outer one, then one per pair of consecutive bounds
+  const int inner = static_cast<int>(bounds.size()) - 1;
+  out.count = inner + 1;
+  for (int p = 0; p < out.count; ++p) {
+    const int level = inner - p;  // index into bounds of this piece's weight
+    piece& pc = out.pieces[static_cast<std::size_t>(p)];
+    pc.weight = bounds[static_cast<std::size_t>(level)];
+    pc.extent = p == 0 ? 0 : bounds[static_cast<std::size_t>(level + 1)] / pc.weight;
+    pc.src_stride = stride_of(s, pc.weight);
+    pc.dst_stride = stride_of(t, pc.weight);
+    pc.scale_stride = scale_stride * pc.weight;
+  }
+  return true;
+}
+
+/// A box of one dim: a start digit and a count for each piece.
+struct dim_box {
+  std::array<dim, max_ndims + 1> start{};
+  std::array<dim, max_ndims + 1> count{};
+};
+
+/// Boxes covering the indices [a, b) of a dim cut into `cut`, exactly once.
+/// @pre 0 <= a < b
+inline void decompose(const dim_pieces& cut, int level, dim a, dim b, dim_box prefix, std::vector<dim_box>& out) {
+  const piece& pc = cut.pieces[static_cast<std::size_t>(level)];
+  const dim w = pc.weight;
+  const bool last = level + 1 == cut.count;
+  dim lo = a / w;
+  const dim hi = b / w;
+  auto emit_full = [&](dim first, dim count) {
+    dim_box box = prefix;
+    box.start[static_cast<std::size_t>(level)] = first;
+    box.count[static_cast<std::size_t>(level)] = count;
+    for (int l = level + 1; l < cut.count; ++l) {
+      box.start[static_cast<std::size_t>(l)] = 0;
+      box.count[static_cast<std::size_t>(l)] = cut.pieces[static_cast<std::size_t>(l)].extent;
+    }
+    out.push_back(box);
+  };
+  auto descend = [&](dim digit, dim from, dim to) {
+    dim_box box = prefix;
+    box.start[static_cast<std::size_t>(level)] = digit;
+    box.count[static_cast<std::size_t>(level)] = 1;
+    decompose(cut, level + 1, from, to, box, out);
+  };
+  if (last) {  // weight 1: every boundary is exact
+    emit_full(a, b - a);
+    return;
+  }
+  if (lo == hi) {
+    descend(lo, a - lo * w, b - lo * w);
+    return;
+  }
+  if (a % w != 0) {
+    descend(lo, a % w, w);
+    ++lo;
+  }
+  if (hi > lo) emit_full(lo, hi - lo);
+  if (b % w != 0) descend(hi, 0, b % w);
+}
+
+/// A nest with the element offsets of its first element.
+struct placed_nest {
+  nest loops;
+  dim src_base = 0;
+  dim dst_base = 0;
+  dim scale_base = 0;
+};
+
+/// Drops unit loops, orders loops by destination stride (writes stream forward), folds
+/// loops that are contiguous in every operand, and picks the kernel.
+/// @pre n.nloops loops with extents >= 1
+inline void simplify(nest& n, bool zero_fill) {
+  loop kept[max_loops];
+  int count = 0;
+  for (int i = 0; i < n.nloops; ++i)
+    if (n.loops[i].extent != 1) kept[count++] = n.loops[i];
+  std::stable_sort(kept, kept + count, [](const loop& a, const loop& b) { return a.dst_stride > b.dst_stride; });
+  int folded = 0;
+  for (int i = 0; i < count; ++i) {
+    if (folded > 0) {
+      loop& outer = kept[folded - 1];
+      const loop& inner = kept[i];
+      if (outer.src_stride == inner.src_stride * inner.extent && outer.dst_stride == inner.dst_stride * inner.extent &&
+          outer.scale_stride == inner.scale_stride * inner.extent) {
+        outer.extent *= inner.extent;
+        outer.src_stride = inner.src_stride;
+        outer.dst_stride = inner.dst_stride;
+        outer.scale_stride = inner.scale_stride;
+        continue;
+      }
+    }
+    kept[folded++] = kept[i];
+  }
+  if (folded == 0) kept[folded++] = loop{1, 1, 1, 0};  // a single element
+  n.nloops = folded;
+  for (int i = 0; i < folded; ++i) n.loops[i] = kept[i];
+  loop& last = n.loops[folded - 1];
+  if (zero_fill) {
+    n.kind = kernel_kind::zero_fill;
+  } else if (last.dst_stride == 1 && last.src_stride == 1) {
+    n.kind = kernel_kind::copy;
+  } else {
+    n.kind = kernel_kind::strided;
+    if (last.dst_stride == 1 && folded >= 2) {
+      // a transpose needs a loop that is unit-stride in the source: make it innermost
+      for (int i = folded - 2; i >= 0; --i)
+        if (n.loops[i].src_stride == 1 && n.loops[i].extent > 1) {
+          const loop unit_src = n.loops[i];
+          for (int j = i; j < folded - 1; ++j) n.loops[j] = n.loops[j + 1];
+          n.loops[folded - 1] = unit_src;
+          n.kind = kernel_kind::transpose;
+          break;
+        }
+    }
+  }
+}
+
+/// Lowers src -> dst into nests: the copies of the valid region, then the zero fills of
+/// the destination's padding. Returns false when the blockings do not nest.
+/// @pre same dims, both blocked; `scale_strides[d]` is d's row-major stride in the
+///      scale array (0 for dims the scales do not vary over)
+inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, std::vector<placed_nest>& out) {
+  const int n = src.get_ndims();
+  const dims logical = dst.get_dims(), padded = dst.get_padded_dims();
+  std::array<dim_pieces, max_ndims> cuts{};
+  std::array<std::vector<dim_box>, max_ndims> boxes;
+  std::array<std::size_t, max_ndims> copy_boxes{};
+  for (int d = 0; d < n; ++d) {
+    dim_pieces& cut = cuts[static_cast<std::size_t>(d)];
+    if (!cut_dim(src, dst, d, scale_strides[d], cut)) return false;
+    cut.pieces[0].extent = (padded[d] + cut.pieces[0].weight - 1) / cut.pieces[0].weight;
+    auto& list = boxes[static_cast<std::size_t>(d)];
+    if (logical[d] > 0) decompose(cut, 0, 0, logical[d], dim_box{}, list);
+    copy_boxes[static_cast<std::size_t>(d)] = list.size();
+    if (padded[d] > logical[d] && logical[d] > 0) decompose(cut, 0, logical[d], padded[d], dim_box{}, list);
+  }
+  // every combination of one box per dim; a combination with a padding box is a zero fill
+  std::array<std::size_t, max_ndims> pick{};
+  for (;;) {
+    placed_nest p;
+    bool zero_fill = false, empty = false;
+    for (int d = 0; d < n; ++d) {
+      const auto& list = boxes[static_cast<std::size_t>(d)];
+      if (list.empty()) {
+        empty = true;
+        break;
+      }
+      const dim_box& box = list[pick[static_cast<std::size_t>(d)]];
+      zero_fill = zero_fill || pick[static_cast<std::size_t>(d)] >= copy_boxes[static_cast<std::size_t>(d)];
+      const dim_pieces& cut = cuts[static_cast<std::size_t>(d)];
+      for (int l = 0; l < cut.count; ++l) {
+        const piece& pc = cut.pieces[static_cast<std::size_t>(l)];
+        const dim start = box.start[static_cast<std::size_t>(l)];
+        p.src_base += start * pc.src_stride;
+        p.dst_base += start * pc.dst_stride;
+        p.scale_base += start * pc.scale_stride;
+        p.loops.loops[p.loops.nloops++] = loop{box.count[static_cast<std::size_t>(l)], pc.src_stride, pc.dst_stride,
+                                               pc.scale_stride};
+      }
+    }
+    if (empty) return true;  // a dim of 0: nothing to do
+    if (zero_fill) {
+      p.src_base = 0;
+      for (int i = 0; i < p.loops.nloops; ++i) p.loops.loops[i].src_stride = 0;
+    }
+    simplify(p.loops, zero_fill);
+    out.push_back(p);
+    int d = n - 1;
+    for (; d >= 0; --d) {
+      if (++pick[static_cast<std::size_t>(d)] < boxes[static_cast<std::size_t>(d)].size()) break;
+      pick[static_cast<std::size_t>(d)] = 0;
+    }
+    if (d < 0) break;
+  }
+  return true;
+}
+
+}  // namespace memfmt::detail

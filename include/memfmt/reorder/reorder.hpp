@@ -1,0 +1,278 @@
+#pragma once
+/// @file
+/// `memfmt::reorder`: plan once (lower both layouts to loop nests and pick kernels),
+/// execute many times. Exact conversions, zero-filled padding, threads over outer loops.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "memfmt/core/error.hpp"
+#include "memfmt/desc/desc.hpp"
+#include "memfmt/memory/memory.hpp"
+#include "memfmt/reorder/attr.hpp"
+#include "memfmt/reorder/kernel/convert_scalar.hpp"
+#include "memfmt/reorder/kernel/run.hpp"
+#include "memfmt/reorder/lower.hpp"
+
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+#include <omp.h>
+#endif
+
+namespace memfmt {
+
+/// Runs `body(begin, end)` over a partition of [0, count); how is up to the caller.
+using parallel_for_fn = std::function<void(dim count, const std::function<void(dim begin, dim end)>& body)>;
+
+/// A reorder from one layout and type to another, planned once.
+class reorder {
+ public:
+  /// Plans the reorder.
+  /// @throws error when the descriptors differ in dims, are not concrete, the destination
+  ///         overlaps itself, or an attribute does not fit
+  reorder(const desc& src, const desc& dst, const reorder_attr& attr = {}) : src_(src), dst_(dst), attr_(attr) {
+    check_descs();
+    plan();
+  }
+  reorder(const memory& src, const memory& dst, const reorder_attr& attr = {})
+      : reorder(src.get_desc(), dst.get_desc(), attr) {}
+
+  const desc& get_src_desc() const noexcept { return src_; }
+  const desc& get_dst_desc() const noexcept { return dst_; }
+
+  /// Converts `src` into `dst`, writing zeros into dst's padding (and the compensation
+  /// after dst's data when its descriptor asks for it). Threads: `attr.threads`.
+  /// @throws error for a null pointer when the tensors are not empty
+  void execute(const void* src, void* dst) const { execute(src, dst, default_parallel_for()); }
+
+  /// The same, with the caller's `parallel_for` (results do not depend on it).
+  void execute(const void* src, void* dst, const parallel_for_fn& parallel_for) const {
+    if (src_.has_zero_dim()) return;
+    if (src == nullptr || dst == nullptr)
+      detail::fail("reorder::execute: null ", src == nullptr ? "source" : "destination", " pointer");
+    const auto* s = static_cast<const unsigned char*>(src) + src_.get_submemory_offset() * src_size_;
+    auto* d = static_cast<unsigned char*>(dst) + dst_.get_submemory_offset() * dst_size_;
+    if (elementwise_) {
+      run_elementwise(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst));
+    } else {
+      for (const detail::placed_nest& p : nests_) {
+        detail::nest n = p.loops;
+        if (!scales_.empty()) n.cvt.scales = scales_.data() + p.scale_base;
+        const void* ns = s + p.src_base * src_size_;
+        void* nd = d + p.dst_base * dst_size_;
+        const dim count = n.outer_count();
+        if (count <= 1 || parallel_for == nullptr) {
+          detail::run_nest(n, ns, nd, 0, count);
+        } else {
+          parallel_for(count, [&](dim begin, dim end) { detail::run_nest(n, ns, nd, begin, end); });
+        }
+      }
+    }
+    write_compensation(static_cast<unsigned char*>(dst));
+  }
+
+  void execute(const memory& src, const memory& dst) const {
+    if (!(src.get_desc() == src_) || !(dst.get_desc() == dst_))
+      detail::fail("reorder::execute: the memories' descriptors are not the planned ones");
+    execute(src.get_data_handle(), dst.get_data_handle());
+  }
+
+  /// The nests the plan runs (for tests, benchmarks and curious users).
+  const std::vector<detail::placed_nest>& nests() const noexcept { return nests_; }
+  bool is_elementwise() const noexcept { return elementwise_; }
+
+ private:
+  void check_descs() const {
+    for (const desc* x : {&src_, &dst_})
+      if (x->get_format_kind() != format_kind::blocked)
+        detail::fail("reorder: the ", x == &src_ ? "source" : "destination", " descriptor is ",
+                     x->get_format_kind() == format_kind::any ? "format_kind::any (select a layout first)" : "the zero descriptor");
+    if (!(src_.get_dims() == dst_.get_dims()))
+      detail::fail("reorder: source dims and destination dims differ (", src_.str(), " vs ", dst_.str(), ")");
+    for (int d = 0; d < dst_.get_ndims(); ++d)
+      if (dst_.get_strides()[d] == 0 && dst_.get_padded_dims()[d] > 1)
+        detail::fail("reorder: destination dim ", d, " has stride 0: its elements would overlap");
+    check_scales(attr_.src_scales, "source");
+    check_scales(attr_.dst_scales, "destination");
+    if (attr_.threads < 0) detail::fail("reorder: threads must be >= 0");
+  }
+
+  void check_scales(const scales& s, const char* which) const {
+    if (s.empty()) return;
+    const int n = src_.get_ndims();
+    if (s.mask < 0 || s.mask >= (1 << n)) detail::fail("reorder: ", which, " scales mask ", s.mask, " names dims beyond ", n);
+    dim count = 1;
+    for (int d = 0; d < n; ++d)
+      if ((s.mask >> d & 1) != 0) count *= src_.get_dims()[d];
+    if (static_cast<dim>(s.values.size()) != count)
+      detail::fail("reorder: ", which, " scales with mask ", s.mask, " need ", count, " values, got ", s.values.size());
+  }
+
+  /// Scale index of a logical index: row-major over the dims of `mask`.
+  dims row_major_strides(int mask) const {
+    const int n = src_.get_ndims();
+    dims strides = dims::filled(n, 0);
+    dim stride = 1;
+    for (int d = n - 1; d >= 0; --d)
+      if ((mask >> d & 1) != 0) {
+        strides[d] = stride;
+        stride *= src_.get_dims()[d];
+      }
+    return strides;
+  }
+
+  void plan() {
+    src_size_ = static_cast<dim>(data_type_size(src_.get_data_type()));
+    dst_size_ = static_cast<dim>(data_type_size(dst_.get_data_type()));
+    detail::conversion cvt;
+    cvt.src = src_.get_data_type();
+    cvt.dst = dst_.get_data_type();
+    cvt.beta = attr_.sum_beta;
+    cvt.src_zero_point = attr_.src_zero_point;
+    cvt.dst_zero_point = attr_.dst_zero_point;
+    const extra_info& extra = dst_.get_extra();
+    if ((extra.flags & extra_flags::scale_adjust) != 0) cvt.alpha = extra.scale_adjust;
+
+    // one scale per index of the union of both masks: s_src / s_dst
+    const int mask = (attr_.src_scales.empty() ? 0 : attr_.src_scales.mask) | (attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
+    dims scale_strides = dims::filled(src_.get_ndims(), 0);
+    if (!attr_.src_scales.empty() || !attr_.dst_scales.empty()) {
+      if (mask == 0) {
+        const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[0];
+        const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[0];
+        cvt.alpha = t == 1.f ? cvt.alpha * s : cvt.alpha * (s / t);
+      } else {
+        scale_strides = row_major_strides(mask);
+        combine_scales(mask);
+      }
+    }
+    std::vector<detail::placed_nest> nests;
+    elementwise_ = !detail::lower(src_, dst_, scale_strides, nests);
+    for (detail::placed_nest& p : nests) {
+      p.loops.cvt = cvt;
+      if (p.loops.kind == detail::kernel_kind::zero_fill) p.loops.cvt.scales = nullptr;
+    }
+    nests_ = std::move(nests);
+    cvt_ = cvt;
+    scale_strides_ = scale_strides;
+  }
+
+  void combine_scales(int mask) {
+    const int n = src_.get_ndims();
+    const dims all = row_major_strides(mask);
+    const dims src_strides = row_major_strides(attr_.src_scales.empty() ? 0 : attr_.src_scales.mask);
+    const dims dst_strides = row_major_strides(attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
+    dim count = 1;
+    for (int d = 0; d < n; ++d)
+      if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
+    scales_.resize(static_cast<std::size_t>(count));
+    dims index = dims::filled(n, 0);
+    for (dim k = 0; k < count; ++k) {
+      dim rest = k, si = 0, di = 0;
+      for (int d = 0; d < n; ++d)
+        if (all[d] != 0) {
+          index[d] = rest / all[d];
+          rest %= all[d];
+          si += index[d] * src_strides[d];
+          di += index[d] * dst_strides[d];
+        }
+      const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[static_cast<std::size_t>(si)];
+      const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[static_cast<std::size_t>(di)];
+      scales_[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
+    }
+  }
+
+  /// For blockings that do not nest (e.g. blocks of 3 and 4): element by element.
+  void run_elementwise(const unsigned char* src, unsigned char* dst) const {
+    const int n = dst_.get_ndims();
+    const dims logical = dst_.get_dims(), padded = dst_.get_padded_dims();
+    dims index = dims::filled(n, 0);
+    for (;;) {
+      bool inside = true;
+      for (int d = 0; d < n; ++d) inside = inside && index[d] < logical[d];
+      unsigned char* out = dst + (inside ? dst_.offset(index) : detail::padded_offset(dst_, index)) * dst_size_;
+      if (inside) {
+        dim scale_index = 0;
+        for (int d = 0; d < n; ++d) scale_index += index[d] * scale_strides_[d];
+        detail::conversion cvt = cvt_;
+        if (!scales_.empty()) cvt.scales = scales_.data();
+        detail::convert_element(cvt, src + src_.offset(index) * src_size_, out, cvt.scales + scale_index);
+      } else {
+        std::memset(out, 0, static_cast<std::size_t>(dst_size_));
+      }
+      int d = n - 1;
+      for (; d >= 0; --d) {
+        if (++index[d] < padded[d]) break;
+        index[d] = 0;
+      }
+      if (d < 0) break;
+    }
+  }
+
+  /// oneDNN's weights compensation: per index of the mask, -128 * sum (s8s8) and
+  /// -sum (zero points) of the quantized weights, stored as s32 after the data.
+  void write_compensation(unsigned char* dst) const {
+    const extra_info& extra = dst_.get_extra();
+    const bool s8s8 = (extra.flags & extra_flags::compensation_conv_s8s8) != 0;
+    const bool zp = (extra.flags & extra_flags::compensation_conv_asymmetric_src) != 0;
+    if (!s8s8 && !zp) return;
+    const int n = dst_.get_ndims();
+    const dims logical = dst_.get_dims(), padded = dst_.get_padded_dims();
+    auto* comp = reinterpret_cast<std::int32_t*>(dst + dst_.get_data_size());
+    const auto masked_index = [&](const dims& index, int mask) {
+      dim k = 0;
+      for (int d = 0; d < n; ++d)
+        if ((mask >> d & 1) != 0) k = k * padded[d] + index[d];
+      return k;
+    };
+    const std::size_t s8s8_count = s8s8 ? dst_.masked_volume(extra.compensation_mask) : 0;
+    std::vector<std::int64_t> sums_s8s8(s8s8_count, 0), sums_zp(zp ? dst_.masked_volume(extra.asymm_compensation_mask) : 0, 0);
+    dims index = dims::filled(n, 0);
+    for (;;) {
+      const unsigned char* e = dst + dst_.offset(index) * dst_size_;
+      const std::int64_t v = dst_.get_data_type() == data_type::u8 ? static_cast<std::int64_t>(*e)
+                                                                   : static_cast<std::int64_t>(static_cast<std::int8_t>(*e));
+      if (s8s8) sums_s8s8[static_cast<std::size_t>(masked_index(index, extra.compensation_mask))] += v;
+      if (zp) sums_zp[static_cast<std::size_t>(masked_index(index, extra.asymm_compensation_mask))] += v;
+      int d = n - 1;
+      for (; d >= 0; --d) {
+        if (++index[d] < logical[d]) break;
+        index[d] = 0;
+      }
+      if (d < 0) break;
+    }
+    for (std::size_t k = 0; k < sums_s8s8.size(); ++k) comp[k] = static_cast<std::int32_t>(-128 * sums_s8s8[k]);
+    for (std::size_t k = 0; k < sums_zp.size(); ++k) comp[s8s8_count + k] = static_cast<std::int32_t>(-sums_zp[k]);
+  }
+
+  parallel_for_fn default_parallel_for() const {
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+    if (attr_.threads == 1) return nullptr;
+    const int threads = attr_.threads == 0 ? omp_get_max_threads() : attr_.threads;
+    if (threads <= 1) return nullptr;
+    return [threads](dim count, const std::function<void(dim, dim)>& body) {
+#pragma omp parallel num_threads(threads)
+      {
+        const dim t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const dim begin = count * t / nt, end = count * (t + 1) / nt;
+        if (begin < end) body(begin, end);
+      }
+    };
+#else
+    return nullptr;
+#endif
+  }
+
+  desc src_, dst_;
+  reorder_attr attr_;
+  dim src_size_ = 0, dst_size_ = 0;
+  bool elementwise_ = false;
+  std::vector<detail::placed_nest> nests_;
+  std::vector<float> scales_;
+  detail::conversion cvt_;
+  dims scale_strides_;
+};
+
+}  // namespace memfmt
