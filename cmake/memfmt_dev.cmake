@@ -1,0 +1,75 @@
+# Settings shared by memfmt's own tests, examples, benchmarks and tools.
+# Nothing here is part of the installed package.
+
+# The library flavour the project's own programs use: threaded when possible.
+if(TARGET memfmt::openmp)
+  set(MEMFMT_DEV_LIBRARY memfmt::openmp)
+else()
+  set(MEMFMT_DEV_LIBRARY memfmt::memfmt)
+endif()
+
+# memfmt_dev_options: warnings, and the sanitizers when MEMFMT_SANITIZE is ON.
+# Linked by everything that CTest runs (tests, examples, fuzz targets).
+add_library(memfmt_dev_options INTERFACE)
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  target_compile_options(memfmt_dev_options INTERFACE -Wall -Wextra)
+  if(MEMFMT_WARNINGS_AS_ERRORS)
+    target_compile_options(memfmt_dev_options INTERFACE -Werror)
+  endif()
+elseif(MSVC)
+  target_compile_options(memfmt_dev_options INTERFACE /W4 /permissive-)
+  if(MEMFMT_WARNINGS_AS_ERRORS)
+    target_compile_options(memfmt_dev_options INTERFACE /WX)
+  endif()
+endif()
+
+set(MEMFMT_SANITIZER_FLAGS "")
+if(MEMFMT_SANITIZE)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    message(FATAL_ERROR "MEMFMT_SANITIZE needs GCC or clang")
+  endif()
+  set(MEMFMT_SANITIZER_FLAGS
+    -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_compile_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
+  target_link_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
+  message(STATUS "memfmt: tests and examples built with ${MEMFMT_SANITIZER_FLAGS}")
+endif()
+
+# Environment for every test that CTest runs in a sanitizer build.
+set(MEMFMT_TEST_ENVIRONMENT "")
+if(MEMFMT_SANITIZE)
+  set(MEMFMT_TEST_ENVIRONMENT
+    "ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
+    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
+    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp")
+endif()
+
+# oneDNN (optional): a test oracle and a benchmark peer, never a dependency of
+# the library. Debian's dnnl-config.cmake needs OpenCL (its GPU runtime), so it
+# is only tried when OpenCL is there; otherwise the library and header are
+# looked up directly.
+set(MEMFMT_HAVE_ONEDNN OFF)
+if(MEMFMT_WITH_ONEDNN AND (MEMFMT_BUILD_TESTS OR MEMFMT_BUILD_BENCHMARKS))
+  find_package(OpenCL QUIET)
+  if(OpenCL_FOUND)
+    find_package(dnnl CONFIG QUIET)
+  endif()
+  add_library(memfmt_onednn INTERFACE)
+  if(TARGET DNNL::dnnl)
+    target_link_libraries(memfmt_onednn INTERFACE DNNL::dnnl)
+    set(MEMFMT_HAVE_ONEDNN ON)
+    message(STATUS "memfmt: oneDNN ${dnnl_VERSION} found at ${dnnl_DIR}")
+  else()
+    find_path(MEMFMT_ONEDNN_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+    find_library(MEMFMT_ONEDNN_LIBRARY dnnl)
+    if(MEMFMT_ONEDNN_INCLUDE_DIR AND MEMFMT_ONEDNN_LIBRARY)
+      target_include_directories(memfmt_onednn SYSTEM INTERFACE "${MEMFMT_ONEDNN_INCLUDE_DIR}")
+      target_link_libraries(memfmt_onednn INTERFACE "${MEMFMT_ONEDNN_LIBRARY}")
+      set(MEMFMT_HAVE_ONEDNN ON)
+      message(STATUS "memfmt: oneDNN found at ${MEMFMT_ONEDNN_LIBRARY}")
+    endif()
+  endif()
+endif()
+if(NOT MEMFMT_HAVE_ONEDNN)
+  message(STATUS "memfmt: oneDNN not used; tests that need it report SKIPPED")
+endif()
