@@ -1,0 +1,15 @@
+// <memfmt/memfmt.hpp> first: it must not rely on anything included before it.
+#include <memfmt/memfmt.hpp>
+#include <hwy/highway.h>
+
+#include "smoke.hpp"
+
+namespace memfmt_smoke {
+
+report from_memfmt_first_tu() {
+  const memfmt::desc zero;
+  return {memfmt::max_ndims, static_cast<std::int64_t>(hwy::SupportedTargets()),
+          zero.is_zero(), zero.get_ndims()};
+}
+
+}  // namespace memfmt_smoke
