@@ -1,0 +1,38 @@
+# Shared by scripts/demo and scripts/test (sourced, not run).
+
+# The Debian 12 packages each script needs.
+MEMFMT_DEMO_PACKAGES=(g++ cmake ninja-build pkg-config libboost-dev libhwy-dev)
+MEMFMT_TEST_PACKAGES=(g++ clang libclang-rt-14-dev libomp-dev cmake ninja-build pkg-config
+                      libboost-dev libhwy-dev catch2 libdnnl-dev libbenchmark-dev)
+
+memfmt_log() {
+  printf '\n==> %s\n' "$*"
+}
+
+# memfmt_ensure_packages PKG...: installs the packages that are not installed.
+# Runs apt-get only when something is missing, so a second run is a no-op.
+memfmt_ensure_packages() {
+  local missing=() pkg status
+  for pkg in "$@"; do
+    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+    if [[ "$status" != "install ok installed" ]]; then
+      missing+=("$pkg")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then
+    echo "Debian packages: all ${#@} present"
+    return 0
+  fi
+
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "error: missing Debian packages (${missing[*]}), and not root to install them" >&2
+      return 1
+    fi
+    sudo=(sudo)
+  fi
+  memfmt_log "Installing missing Debian packages: ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" </dev/null
+}
