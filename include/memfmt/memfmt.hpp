@@ -9,6 +9,7 @@
 #include "memfmt/core/fixed_string.hpp"
 #include "memfmt/core/format_kind.hpp"
 #include "memfmt/desc/desc.hpp"
+#include "memfmt/desc/print.hpp"
 #include "memfmt/layout/blocked.hpp"
 #include "memfmt/layout/static_layout.hpp"
 #include "memfmt/tag/parse.hpp"
