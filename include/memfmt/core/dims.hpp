@@ -2,7 +2,6 @@
 /// @file
 /// `memfmt::dims`: a constexpr vector of at most `max_ndims` dims (oneDNN's `dims_t`).
 
-#include <algorithm>
 #include <array>
 #include <initializer_list>
 #include <vector>
@@ -68,7 +67,10 @@ class dims {
   std::vector<dim> to_vector() const { return {begin(), end()}; }
 
   constexpr bool operator==(const dims& other) const noexcept {
-    return size_ == other.size_ && std::equal(begin(), end(), other.begin());
+    if (size_ != other.size_) return false;
+    for (int i = 0; i < size_; ++i)
+      if ((*this)[i] != other[i]) return false;
+    return true;
   }
 
  private:

@@ -4,7 +4,6 @@
 /// offsets over two of its dims.
 
 #include <cstddef>
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,7 +37,8 @@ inline std::string describe(const desc& d) {
 inline std::string offset_grid(const desc& d, int row_dim, int col_dim, dims origin = {}, dim max_rows = 8,
                                dim max_cols = 20) {
   if (origin.empty()) origin = dims::filled(d.get_ndims(), 0);
-  const dim rows = std::min(d.get_dims()[row_dim], max_rows), cols = std::min(d.get_dims()[col_dim], max_cols);
+  const dim rows = d.get_dims()[row_dim] < max_rows ? d.get_dims()[row_dim] : max_rows;
+  const dim cols = d.get_dims()[col_dim] < max_cols ? d.get_dims()[col_dim] : max_cols;
   std::vector<std::string> cells;
   std::size_t width = 1;
   dims index = origin;
@@ -47,7 +47,7 @@ inline std::string offset_grid(const desc& d, int row_dim, int col_dim, dims ori
       index[row_dim] = r;
       index[col_dim] = c;
       cells.push_back(std::to_string(d.offset(index)));
-      width = std::max(width, cells.back().size());
+      if (cells.back().size() > width) width = cells.back().size();
     }
   std::string s;
   for (std::size_t k = 0; k < cells.size(); ++k) {

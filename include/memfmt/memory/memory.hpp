@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <new>
 #include <type_traits>
 
@@ -52,8 +51,31 @@ constexpr dim padded_offset(const desc& d, const dims& physical_index) {
   return d.get_submemory_offset() + element_offset(d.get_blocking(), d.get_strides(), index);
 }
 
-struct aligned_free {
-  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{64}); }
+/// A 64-byte aligned allocation, released on destruction; move-only.
+class aligned_buffer {
+ public:
+  aligned_buffer() noexcept = default;
+  explicit aligned_buffer(std::size_t bytes) : data_(::operator new(bytes, std::align_val_t{64})) {}
+  aligned_buffer(aligned_buffer&& other) noexcept : data_(other.data_) { other.data_ = nullptr; }
+  aligned_buffer& operator=(aligned_buffer&& other) noexcept {
+    if (this != &other) {
+      reset();
+      data_ = other.data_;
+      other.data_ = nullptr;
+    }
+    return *this;
+  }
+  aligned_buffer(const aligned_buffer&) = delete;
+  aligned_buffer& operator=(const aligned_buffer&) = delete;
+  ~aligned_buffer() { reset(); }
+  void* get() const noexcept { return data_; }
+  void reset() noexcept {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{64});
+    data_ = nullptr;
+  }
+
+ private:
+  void* data_ = nullptr;
 };
 
 }  // namespace detail
@@ -80,7 +102,7 @@ class memory {
   explicit memory(const desc& d) : desc_(checked(d)) {
     const std::size_t size = desc_.get_size();
     if (size != 0) {
-      owned_.reset(::operator new(size, std::align_val_t{64}));
+      owned_ = detail::aligned_buffer(size);
       handle_ = owned_.get();
       zero_padding(desc_, handle_);
     }
@@ -135,7 +157,7 @@ class memory {
   }
 
   desc desc_;
-  std::unique_ptr<void, detail::aligned_free> owned_;
+  detail::aligned_buffer owned_;
   void* handle_ = nullptr;
 };
 
