@@ -1,0 +1,331 @@
+// Per-target vector conversions between the storage types and f32, and the
+// row stages every converting kernel is built from:
+//   stage A (`to_f32_row<S>`): source elements -> f32, exact;
+//   stage B (`store_row<D>`):  f32 -> conversion arithmetic -> destination elements.
+// Splitting a conversion in two halves compiles 6 + 6 functions per target
+// instead of 36 type pairs. Every result equals convert_scalar.hpp bit for bit.
+//
+// Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
+
+#if defined(MEMFMT_REORDER_KERNEL_CONVERT_INL_H_) == defined(MEMFMT_KERNEL_TOGGLE)
+#ifdef MEMFMT_REORDER_KERNEL_CONVERT_INL_H_
+#undef MEMFMT_REORDER_KERNEL_CONVERT_INL_H_
+#else
+#define MEMFMT_REORDER_KERNEL_CONVERT_INL_H_
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "memfmt/reorder/kernel/convert_scalar.hpp"
+#include "memfmt/reorder/kernel/nest.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace memfmt::detail::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using DI = hn::RebindToSigned<DF>;
+using DU = hn::RebindToUnsigned<DF>;
+using VF = hn::Vec<DF>;
+using VI = hn::Vec<DI>;
+using VU = hn::Vec<DU>;
+
+/// Storage-type elements, as many as f32 lanes.
+template <data_type DT>
+using DStore = hn::Rebind<storage_t<DT>, DF>;
+
+// Elements per chunk of the converting row kernels' stack buffers.
+inline constexpr dim chunk_elems = 512;
+
+/// `v` through an optimisation barrier: the multiplication that produced it cannot
+/// be fused with a later addition (GCC contracts even intrinsics into FMA), so
+/// every target rounds each step like the scalar reference.
+template <class V>
+HWY_INLINE V no_contract_v(V v) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  __asm__("" : "+v"(v.raw));
+#elif HWY_TARGET == HWY_SCALAR
+  v.raw = detail::no_contract(v.raw);
+#elif HWY_TARGET == HWY_EMU128
+#if defined(__FMA__) || defined(__aarch64__)  // only then may the emulation be contracted
+  __asm__("" : "+m"(v.raw));
+#endif
+#elif defined(__aarch64__)
+  __asm__("" : "+w"(v.raw));
+#endif
+  return v;
+}
+
+/// Round to nearest even. Highway 1.0's emulated NearestInt adds 0.5 and
+/// truncates, which is wrong just below halves; real hardware converts exactly.
+HWY_INLINE VI round_to_i32(VF v) {
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+  const DF df;
+  const DI di;
+  HWY_ALIGN float in[hn::MaxLanes(df)];
+  HWY_ALIGN std::int32_t out[hn::MaxLanes(di)];
+  hn::Store(v, df, in);
+  for (std::size_t i = 0; i < hn::Lanes(df); ++i) out[i] = static_cast<std::int32_t>(std::nearbyint(in[i]));
+  return hn::Load(di, out);
+#else
+  return hn::NearestInt(v);
+#endif
+}
+
+// F16C converts f16 exactly and rounds to nearest even; Highway 1.0's emulation
+// for other targets mishandles Inf, NaN, overflow and rounding, so those use the
+// integer code below.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+inline constexpr bool f16c_conversions = true;
+#else
+inline constexpr bool f16c_conversions = false;
+#endif
+
+/// f16 bits (one per u32 lane) -> f32, exact; Inf and NaN keep sign and payload.
+HWY_INLINE VF f16_bits_to_f32_v(VU h) {
+  const DF df;
+  const DU du;
+  const DI di;
+  const VU sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
+  const VU mag = hn::And(h, hn::Set(du, 0x7FFFu));
+  const VU exp = hn::And(mag, hn::Set(du, 0x7C00u));
+  const VU normal = hn::Add(hn::ShiftLeft<13>(mag), hn::Set(du, (127u - 15u) << 23));
+  const VU inf_nan = hn::Or(hn::ShiftLeft<13>(mag), hn::Set(du, 0x7F800000u));
+  // Subnormal: mag * 2^-24, exact in f32.
+  const VF subnormal_f = hn::Mul(hn::ConvertTo(df, hn::BitCast(di, mag)), hn::Set(df, 0x1p-24f));
+  const VU subnormal = hn::BitCast(du, subnormal_f);
+  VU bits = hn::IfThenElse(hn::Eq(exp, hn::Set(du, 0x7C00u)), inf_nan, normal);
+  bits = hn::IfThenElse(hn::Eq(exp, hn::Zero(du)), subnormal, bits);
+  return hn::BitCast(df, hn::Or(bits, sign));
+}
+
+/// f32 -> f16 bits (one per u32 lane), round to nearest even, overflow to Inf,
+/// NaN -> quiet NaN 0x7E00 with the sign (inputs reaching here are canonical NaNs).
+HWY_INLINE VU f32_to_f16_bits_v(VF v) {
+  const DF df;
+  const DU du;
+  const DI di;
+  const VU u = hn::BitCast(du, v);
+  const VU sign = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 0x8000u));
+  const VU mag = hn::And(u, hn::Set(du, 0x7FFFFFFFu));
+  const VI mag_i = hn::BitCast(di, mag);
+  // Normal f16 range: rebias the exponent, round the 13 dropped bits to nearest even.
+  const VU lsb = hn::And(hn::ShiftRight<13>(mag), hn::Set(du, 1u));
+  const VU rebiased = hn::Sub(mag, hn::Set(du, (127u - 15u) << 23));
+  const VU normal = hn::ShiftRight<13>(hn::Add(rebiased, hn::Add(hn::Set(du, 0xFFFu), lsb)));
+  // Subnormal f16 range (|v| < 2^-14): adding 0.5f leaves |v| / 2^-24, rounded
+  // to nearest even by the FPU, in the low mantissa bits.
+  const VF shifted = hn::Add(hn::BitCast(df, mag), hn::Set(df, 0.5f));
+  const VU subnormal = hn::Sub(hn::BitCast(du, shifted), hn::Set(du, 0x3F000000u));
+  VU bits = hn::IfThenElse(hn::RebindMask(du, hn::Lt(mag_i, hn::Set(di, 0x38800000))), subnormal, normal);
+  // |v| >= 65520 rounds to Inf.
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(mag_i, hn::Set(di, 0x477FEFFF))), hn::Set(du, 0x7C00u), bits);
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(mag_i, hn::Set(di, 0x7F800000))), hn::Set(du, 0x7E00u), bits);
+  return hn::Or(bits, sign);
+}
+
+/// Loads Lanes(DF) elements of type DT from `p` (any alignment) as f32.
+template <data_type DT>
+HWY_INLINE VF load_f32(const void* p) {
+  const DF df;
+  const DI di;
+  const DU du;
+  const DStore<DT> ds;
+  const auto* typed = static_cast<const storage_t<DT>*>(p);
+  if constexpr (DT == data_type::f32) {
+    return hn::LoadU(df, typed);
+  } else if constexpr (DT == data_type::s32) {
+    return hn::ConvertTo(df, hn::LoadU(di, typed));
+  } else if constexpr (DT == data_type::s8 || DT == data_type::u8) {
+    return hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(ds, typed)));
+  } else if constexpr (DT == data_type::bf16) {
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(ds, typed))));
+  } else {  // f16
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    return hn::PromoteTo(df, hn::BitCast(dh, hn::LoadU(ds, typed)));
+#else
+    return f16_bits_to_f32_v(hn::PromoteTo(du, hn::LoadU(ds, typed)));
+#endif
+  }
+}
+
+/// Stores the narrow vector `v` at `p`, streaming past the caches when asked and
+/// possible (a whole aligned register: Highway 1.0's Stream of a partial x86
+/// vector would write a full 16 bytes).
+template <class D>
+HWY_INLINE void store_maybe_stream(hn::Vec<D> v, D d, hn::TFromD<D>* p, bool stream) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  constexpr std::size_t bytes = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>);
+  if constexpr (bytes >= 16) {
+    if (stream && reinterpret_cast<std::uintptr_t>(p) % bytes == 0) {
+      hn::Stream(v, d, p);
+      return;
+    }
+  }
+#else
+  (void)stream;
+#endif
+  hn::StoreU(v, d, p);
+}
+
+/// Stores Lanes(DF) f32 results at `p` as type DT, like `store_converted<DT>`:
+/// NaN -> canonical quiet NaN for floating-point types, round to nearest even,
+/// saturation and NaN -> 0 for integers.
+template <data_type DT>
+HWY_INLINE void store_f32(VF v, void* p, bool stream) {
+  const DF df;
+  const DI di;
+  const DU du;
+  const DStore<DT> ds;
+  auto* typed = static_cast<storage_t<DT>*>(p);
+  if constexpr (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16) {
+    const VF canonical = hn::BitCast(df, hn::Set(du, canonical_nan_bits));
+    v = hn::IfThenElse(hn::IsNaN(v), canonical, v);
+  }
+  if constexpr (DT == data_type::f32) {
+    store_maybe_stream(v, df, typed, stream);
+  } else if constexpr (DT == data_type::bf16) {
+    // Round to nearest even on the bits; the canonical NaN stays 0x7FC0.
+    const VU u = hn::BitCast(du, v);
+    const VU lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+    const VU rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du, 0x7FFFu), lsb)));
+    store_maybe_stream(hn::DemoteTo(ds, hn::BitCast(di, rounded)), ds, typed, stream);
+  } else if constexpr (DT == data_type::f16) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
+    const hn::Rebind<hwy::float16_t, DF> dh;
+    store_maybe_stream(hn::BitCast(ds, hn::DemoteTo(dh, v)), ds, typed, stream);
+#else
+    store_maybe_stream(hn::DemoteTo(ds, hn::BitCast(di, f32_to_f16_bits_v(v))), ds, typed, stream);
+#endif
+  } else {
+    float lo = 0.f, hi = 255.f;
+    if constexpr (DT == data_type::s32) {
+      lo = s32_lower_bound;
+      hi = s32_upper_bound;
+    } else if constexpr (DT == data_type::s8) {
+      lo = -128.f;
+      hi = 127.f;
+    }
+    const auto is_nan = hn::RebindMask(di, hn::IsNaN(v));
+    const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
+    const VI rounded = hn::IfThenZeroElse(is_nan, round_to_i32(clamped));
+    if constexpr (DT == data_type::s32) {
+      store_maybe_stream(rounded, di, typed, stream);
+    } else {
+      store_maybe_stream(hn::DemoteTo(ds, rounded), ds, typed, stream);  // in range: exact
+    }
+  }
+}
+
+/// Stage A: `n` elements of type S at `src` -> f32 at `out`.
+template <data_type S>
+void to_f32_row(const void* src, float* HWY_RESTRICT out, dim n) {
+  const DF df;
+  const auto N = static_cast<dim>(hn::Lanes(df));
+  const auto* s = static_cast<const std::byte*>(src);
+  constexpr auto size = static_cast<dim>(sizeof(storage_t<S>));
+  dim k = 0;
+  for (; k + N <= n; k += N) {
+    const VF v = load_f32<S>(s + k * size);
+    hn::StoreU(v, df, out + k);
+  }
+  for (; k < n; ++k) {
+    storage_t<S> v;
+    std::memcpy(&v, s + k * size, sizeof v);
+    out[k] = to_f32<S>(v);
+  }
+}
+
+/// The per-row constants of stage B.
+struct row_params {
+  const conversion* cvt;
+  const float* scales;  ///< this row's first scale (when cvt->scales is set)
+  dim scale_stride;     ///< between consecutive elements of the row
+  bool stream;
+};
+
+/// The scale factors of elements [k, k + Lanes) of a row.
+HWY_INLINE VF load_scales(const float* scales, dim stride, dim k) {
+  const DF df;
+  if (stride == 1) return hn::LoadU(df, scales + k);
+  HWY_ALIGN float lanes[hn::MaxLanes(df)];
+  for (std::size_t i = 0; i < hn::Lanes(df); ++i) lanes[i] = scales[(k + static_cast<dim>(i)) * stride];
+  return hn::Load(df, lanes);
+}
+
+/// Stage B: `n` f32 values at `x` (any alignment) through the conversion
+/// arithmetic, stored at `dst` as type D (`dst` is also read when beta != 0).
+template <data_type D>
+void store_row(const float* x, void* dst, dim n, const row_params& p) {
+  const DF df;
+  const conversion& c = *p.cvt;
+  const auto N = static_cast<dim>(hn::Lanes(df));
+  auto* d = static_cast<std::byte*>(dst);
+  constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
+
+  const bool has_scales = c.scales != nullptr;
+  const bool per_lane_scale = has_scales && p.scale_stride != 0;
+  const bool multiply = has_scales || c.alpha != 1.f;
+  const bool has_src_zp = c.src_zero_point != 0;
+  const bool has_beta = c.beta != 0.f;
+  const bool has_dst_zp = c.dst_zero_point != 0;
+  const VF alpha = hn::Set(df, c.alpha);
+  // A row-wide scale folds into alpha with the same single rounding as alpha * scale.
+  const VF row_multiplier = hn::Set(df, has_scales && !per_lane_scale ? c.alpha * p.scales[0] : c.alpha);
+  const VF src_zp = hn::Set(df, static_cast<float>(c.src_zero_point));
+  const VF dst_zp = hn::Set(df, static_cast<float>(c.dst_zero_point));
+  const VF beta = hn::Set(df, c.beta);
+
+  dim k = 0;
+  for (; k + N <= n; k += N) {
+    VF v = hn::LoadU(df, x + k);
+    if (has_src_zp) v = hn::Sub(v, src_zp);
+    if (multiply) {
+      VF m = row_multiplier;
+      if (per_lane_scale) m = hn::Mul(alpha, load_scales(p.scales, p.scale_stride, k));
+      v = no_contract_v(hn::Mul(m, v));
+    }
+    if (has_beta) {
+      const VF old = load_f32<D>(d + k * size);
+      v = hn::Add(v, no_contract_v(hn::Mul(beta, old)));
+    }
+    if (has_dst_zp) v = hn::Add(v, dst_zp);
+    store_f32<D>(v, d + k * size, p.stream);
+  }
+  for (; k < n; ++k) {
+    float xk;
+    std::memcpy(&xk, x + k, sizeof xk);
+    storage_t<D> v;
+    float old = 0.f;
+    if (has_beta) {
+      std::memcpy(&v, d + k * size, sizeof v);
+      old = to_f32<D>(v);
+    }
+    const float* scale = has_scales ? p.scales + k * p.scale_stride : nullptr;
+    v = store_converted<D>(convert_value(c, xk, scale, old));
+    std::memcpy(d + k * size, &v, sizeof v);
+  }
+}
+
+using to_f32_row_fn = void (*)(const void*, float*, dim);
+using store_row_fn = void (*)(const float*, void*, dim, const row_params&);
+
+/// Stage A for a run-time source type.
+inline to_f32_row_fn pick_to_f32_row(data_type s) {
+  return visit_data_type(s, []<data_type S>() -> to_f32_row_fn { return &to_f32_row<S>; });
+}
+
+/// Stage B for a run-time destination type.
+inline store_row_fn pick_store_row(data_type d) {
+  return visit_data_type(d, []<data_type D>() -> store_row_fn { return &store_row<D>; });
+}
+
+}  // namespace memfmt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // MEMFMT_REORDER_KERNEL_CONVERT_INL_H_

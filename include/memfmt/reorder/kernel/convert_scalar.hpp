@@ -1,0 +1,253 @@
+#pragma once
+/// @file
+/// The scalar reference of every element conversion: the definition the SIMD
+/// kernels reproduce bit for bit, and the code the scalar fallback and kernel
+/// edges run. Plain C++ (no Highway).
+///
+/// Rounding relies on the default floating-point environment (round to nearest
+/// even, no flush-to-zero / denormals-are-zero), as oneDNN does.
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "memfmt/core/data_type.hpp"
+#include "memfmt/reorder/kernel/nest.hpp"
+
+namespace memfmt::detail {
+
+/// The C++ type that stores one element of each data type (f16/bf16 as raw bits).
+template <data_type DT>
+struct storage;
+template <>
+struct storage<data_type::f32> {
+  using type = float;
+};
+template <>
+struct storage<data_type::bf16> {
+  using type = std::uint16_t;
+};
+template <>
+struct storage<data_type::f16> {
+  using type = std::uint16_t;
+};
+template <>
+struct storage<data_type::s32> {
+  using type = std::int32_t;
+};
+template <>
+struct storage<data_type::s8> {
+  using type = std::int8_t;
+};
+template <>
+struct storage<data_type::u8> {
+  using type = std::uint8_t;
+};
+template <data_type DT>
+using storage_t = typename storage<DT>::type;
+
+/// The quiet NaN every non-plain conversion produces for any NaN result: NaN
+/// payloads and signs coming out of arithmetic depend on operand order, which
+/// would make targets disagree.
+inline constexpr std::uint32_t canonical_nan_bits = 0x7FC00000u;
+
+// ---------------------------------------------------------------- f16 / bf16
+
+/// Exact f16 -> f32 (every f16 value is representable). NaN keeps sign and payload.
+constexpr float f16_bits_to_f32(std::uint16_t h) noexcept {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1Fu;
+  const std::uint32_t mant = h & 0x3FFu;
+  if (exp == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mant << 13));  // Inf, NaN
+  if (exp == 0) {  // zero or subnormal: mant * 2^-24, exact in f32
+    const float magnitude = static_cast<float>(mant) * 0x1p-24f;
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exp + 127 - 15) << 23) | (mant << 13));
+}
+
+/// f32 -> f16, round to nearest even; overflow gives Inf; NaN stays a quiet NaN
+/// (sign and the top payload bits kept).
+constexpr std::uint16_t f32_to_f16_bits(float f) noexcept {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  const std::uint32_t a = u & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u | ((a >> 13) & 0x3FFu));
+  if (a >= 0x47800000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // >= 2^16 or Inf
+  const int exp = static_cast<int>(a >> 23);
+  if (exp == 0) return sign;  // f32 subnormals are far below half the smallest f16
+  // |f| = mant * 2^(exp - 150) with a 24-bit integer mant.
+  const std::uint32_t mant = (a & 0x7FFFFFu) | 0x800000u;
+  const int e16 = exp - 127;                            // unbiased exponent
+  const int quantum = (e16 < -14 ? -14 : e16) - 10;     // log2 of the f16 spacing at |f|
+  const int shift = quantum - (exp - 150);              // bits of mant below the spacing, >= 13
+  if (shift >= 25) return sign;                         // below half the smallest subnormal
+  std::uint32_t r = mant >> shift;
+  const std::uint32_t rest = mant & ((1u << shift) - 1);
+  const std::uint32_t half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (r & 1u))) ++r;
+  // Subnormal (and the smallest binade): the bits are the count of 2^-24 quanta;
+  // r == 1024 carries into the exponent by itself. Normal: a carry of r into
+  // 2048 bumps the exponent, up to Inf.
+  const std::uint32_t bits = e16 <= -14 ? r : (std::uint32_t(e16 + 15) << 10) + (r - 1024);
+  if (bits >= 0x7C00u) return static_cast<std::uint16_t>(sign | 0x7C00u);
+  return static_cast<std::uint16_t>(sign | bits);
+}
+
+/// Exact bf16 -> f32.
+constexpr float bf16_bits_to_f32(std::uint16_t b) noexcept {
+  return std::bit_cast<float>(std::uint32_t(b) << 16);
+}
+
+/// f32 -> bf16, round to nearest even (overflow gives Inf); NaN stays a quiet NaN.
+constexpr std::uint16_t f32_to_bf16_bits(float f) noexcept {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((u >> 16) | 0x0040u);
+  return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+// ---------------------------------------------------------------- arithmetic
+
+/// Returns `x` through an optimisation barrier, so the compiler cannot fuse the
+/// multiplication that produced it with a later addition (GCC contracts into
+/// FMA even in ISO mode), which would round differently from the SIMD kernels.
+inline float no_contract(float x) noexcept {
+#if defined(__GNUC__) && defined(__x86_64__)
+  __asm__("" : "+x"(x));
+#elif defined(__GNUC__) && defined(__aarch64__)
+  __asm__("" : "+w"(x));
+#elif defined(__GNUC__)
+  __asm__("" : "+g"(x));
+#endif
+  return x;
+}
+
+/// Round to nearest even, then saturate to [lo, hi]; NaN gives 0 (oneDNN leaves
+/// NaN -> integer unspecified; 0 is deterministic across targets).
+template <class I>
+I saturate_round(float f, float lo, float hi) noexcept {
+  if (std::isnan(f)) return 0;
+  f = f < lo ? lo : f;
+  f = f > hi ? hi : f;
+  return static_cast<I>(std::nearbyint(f));
+}
+
+/// The largest float below 2^31, oneDNN's upper bound for f32 -> s32.
+inline constexpr float s32_upper_bound = 2147483520.f;
+inline constexpr float s32_lower_bound = -2147483648.f;
+
+/// The value of one stored element, as f32 (s32 rounds to nearest even).
+template <data_type DT>
+float to_f32(storage_t<DT> v) noexcept {
+  if constexpr (DT == data_type::f32) return v;
+  else if constexpr (DT == data_type::bf16) return bf16_bits_to_f32(v);
+  else if constexpr (DT == data_type::f16) return f16_bits_to_f32(v);
+  else return static_cast<float>(v);
+}
+
+/// One f32 stored as `DT`: f32 as is; f16/bf16 round to nearest even (NaN stays
+/// quiet NaN); integers round to nearest even and saturate, NaN -> 0.
+template <data_type DT>
+storage_t<DT> from_f32(float f) noexcept {
+  if constexpr (DT == data_type::f32) return f;
+  else if constexpr (DT == data_type::bf16) return f32_to_bf16_bits(f);
+  else if constexpr (DT == data_type::f16) return f32_to_f16_bits(f);
+  else if constexpr (DT == data_type::s32) return saturate_round<std::int32_t>(f, s32_lower_bound, s32_upper_bound);
+  else if constexpr (DT == data_type::s8) return saturate_round<std::int8_t>(f, -128.f, 127.f);
+  else return saturate_round<std::uint8_t>(f, 0.f, 255.f);
+}
+
+/// Calls `f(std::integral_constant-like tag)` with the data type as a template value.
+template <class F>
+decltype(auto) visit_data_type(data_type dt, F&& f) {
+  switch (dt) {
+    case data_type::f32: return f.template operator()<data_type::f32>();
+    case data_type::bf16: return f.template operator()<data_type::bf16>();
+    case data_type::f16: return f.template operator()<data_type::f16>();
+    case data_type::s32: return f.template operator()<data_type::s32>();
+    case data_type::s8: return f.template operator()<data_type::s8>();
+    case data_type::u8: break;
+    case data_type::undef: break;
+  }
+  return f.template operator()<data_type::u8>();
+}
+
+/// The element at `p` of type `dt`, as f32.
+/// @pre dt != undef
+inline float load_as_f32(data_type dt, const void* p) noexcept {
+  return visit_data_type(dt, [p]<data_type DT>() {
+    storage_t<DT> v;
+    std::memcpy(&v, p, sizeof v);
+    return to_f32<DT>(v);
+  });
+}
+
+/// Stores `f` at `p` as type `dt` (see `from_f32`).
+/// @pre dt != undef
+inline void store_from_f32(data_type dt, float f, void* p) noexcept {
+  visit_data_type(dt, [f, p]<data_type DT>() {
+    const storage_t<DT> v = from_f32<DT>(f);
+    std::memcpy(p, &v, sizeof v);
+  });
+}
+
+/// The arithmetic of a non-plain conversion, in this order, each step rounded to f32:
+/// `x -= src_zp; x = (alpha * scale) * x; x += beta * dst_old; x += dst_zp`.
+/// A step whose parameter is neutral (zero point 0, alpha 1 without scales, beta 0)
+/// is skipped, so -0.f survives a type conversion.
+/// @param scale  the element's entry of `c.scales`, or nullptr when there are none
+inline float convert_value(const conversion& c, float x, const float* scale, float dst_old) noexcept {
+  if (c.src_zero_point != 0) x = x - static_cast<float>(c.src_zero_point);
+  if (scale != nullptr) x = no_contract((c.alpha * *scale) * x);
+  else if (c.alpha != 1.f) x = no_contract(c.alpha * x);
+  if (c.beta != 0.f) x = x + no_contract(c.beta * dst_old);
+  if (c.dst_zero_point != 0) x = x + static_cast<float>(c.dst_zero_point);
+  return x;
+}
+
+/// `f` as a non-plain conversion stores it: NaN becomes the canonical quiet NaN
+/// for floating-point destinations, then `from_f32`.
+template <data_type DT>
+storage_t<DT> store_converted(float f) noexcept {
+  if constexpr (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16) {
+    if (std::isnan(f)) f = std::bit_cast<float>(canonical_nan_bits);
+  }
+  return from_f32<DT>(f);
+}
+
+/// One element through the full conversion `c` (a byte copy when plain).
+/// @param scale  the element's entry of `c.scales`, ignored when `c.scales` is null
+/// Elements are accessed with memcpy: buffers need not be aligned to their type.
+template <data_type S, data_type D>
+void convert_element(const conversion& c, const void* src, void* dst, const float* scale) noexcept {
+  if constexpr (S == D) {
+    if (c.is_plain_copy()) {
+      std::memcpy(dst, src, sizeof(storage_t<D>));
+      return;
+    }
+  }
+  storage_t<S> s;
+  std::memcpy(&s, src, sizeof s);
+  float old = 0.f;
+  if (c.beta != 0.f) {
+    storage_t<D> d;
+    std::memcpy(&d, dst, sizeof d);
+    old = to_f32<D>(d);
+  }
+  const float f = convert_value(c, to_f32<S>(s), c.scales != nullptr ? scale : nullptr, old);
+  const storage_t<D> v = store_converted<D>(f);
+  std::memcpy(dst, &v, sizeof v);
+}
+
+/// The reference of one element with run-time types: what every kernel computes.
+/// @pre c.src and c.dst are not undef; `scale` points into `c.scales` when it is not null
+inline void convert_element(const conversion& c, const void* src, void* dst, const float* scale) noexcept {
+  visit_data_type(c.src, [&]<data_type S>() {
+    visit_data_type(c.dst, [&]<data_type D>() {
+      convert_element<S, D>(c, src, dst, scale);
+    });
+  });
+}
+
+}  // namespace memfmt::detail

@@ -1,0 +1,90 @@
+// Per-target `copy` kernel: one contiguous row (src and dst stride 1) per outer
+// iteration; a byte copy when the conversion is plain, else stage A + stage B
+// through an L1-resident chunk buffer (stage A is skipped for f32 sources).
+//
+// Compiled once per target by pass-inl.h.
+
+#if defined(MEMFMT_REORDER_KERNEL_COPY_INL_H_) == defined(MEMFMT_KERNEL_TOGGLE)
+#ifdef MEMFMT_REORDER_KERNEL_COPY_INL_H_
+#undef MEMFMT_REORDER_KERNEL_COPY_INL_H_
+#else
+#define MEMFMT_REORDER_KERNEL_COPY_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "memfmt/reorder/kernel/convert-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace memfmt::detail::HWY_NAMESPACE {
+
+/// Copies `bytes` bytes; with `stream`, the aligned whole vectors bypass the caches.
+HWY_INLINE void copy_bytes(std::byte* dst, const std::byte* src, std::size_t bytes, bool stream) {
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  if (stream) {
+    const hn::ScalableTag<std::uint8_t> d8;
+    const std::size_t N = hn::Lanes(d8);
+    auto* d = reinterpret_cast<std::uint8_t*>(dst);
+    const auto* s = reinterpret_cast<const std::uint8_t*>(src);
+    std::size_t head = (N - reinterpret_cast<std::uintptr_t>(d) % N) % N;
+    if (head > bytes) head = bytes;
+    std::memcpy(d, s, head);
+    std::size_t i = head;
+    for (; i + N <= bytes; i += N) hn::Stream(hn::LoadU(d8, s + i), d8, d + i);
+    std::memcpy(d + i, s + i, bytes - i);
+    return;
+  }
+#else
+  (void)stream;
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+/// The `copy` kind for one nest: everything that does not change per row.
+struct copy_kernel {
+  const conversion* cvt;
+  bool plain;
+  bool stream;
+  std::size_t src_size, dst_size;
+  to_f32_row_fn to_f32;
+  store_row_fn store;
+
+  explicit copy_kernel(const nest& n)
+      : cvt(&n.cvt),
+        plain(n.cvt.is_plain_copy()),
+        stream(n.stream_stores),
+        src_size(data_type_size(n.cvt.src)),
+        dst_size(data_type_size(n.cvt.dst)),
+        to_f32(plain ? nullptr : pick_to_f32_row(n.cvt.src)),
+        store(plain ? nullptr : pick_store_row(n.cvt.dst)) {}
+
+  /// One row of `n` elements; `scales` is this row's first scale (null without scales).
+  void row(const std::byte* src, std::byte* dst, const float* scales, dim scale_stride, dim n) const {
+    if (n <= 0) return;
+    if (plain) {
+      copy_bytes(dst, src, static_cast<std::size_t>(n) * dst_size, stream);
+      return;
+    }
+    HWY_ALIGN float buffer[chunk_elems];
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    row_params p{cvt, scales, scale_stride, stream};
+    for (dim start = 0; start < n; start += chunk_elems) {
+      const dim count = n - start < chunk_elems ? n - start : chunk_elems;
+      const float* x = buffer;
+      if (cvt->src == data_type::f32) {
+        x = reinterpret_cast<const float*>(src + start * ssz);  // read with unaligned loads only
+      } else {
+        to_f32(src + start * ssz, buffer, count);
+      }
+      if (scales != nullptr) p.scales = scales + start * scale_stride;
+      store(x, dst + start * dsz, count, p);
+    }
+  }
+};
+
+}  // namespace memfmt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // MEMFMT_REORDER_KERNEL_COPY_INL_H_

@@ -1,0 +1,89 @@
+// Per-target entry point: walks outer iterations [begin, end) of a nest and
+// runs the kernel of its kind on the loops it owns.
+//
+// Compiled once per target by pass-inl.h.
+
+#if defined(MEMFMT_REORDER_KERNEL_ENTRY_INL_H_) == defined(MEMFMT_KERNEL_TOGGLE)
+#ifdef MEMFMT_REORDER_KERNEL_ENTRY_INL_H_
+#undef MEMFMT_REORDER_KERNEL_ENTRY_INL_H_
+#else
+#define MEMFMT_REORDER_KERNEL_ENTRY_INL_H_
+#endif
+
+#include <cstddef>
+
+#include "memfmt/reorder/kernel/copy-inl.h"
+#include "memfmt/reorder/kernel/nest.hpp"
+#include "memfmt/reorder/kernel/scalar_rows.hpp"
+#include "memfmt/reorder/kernel/transpose-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace memfmt::detail::HWY_NAMESPACE {
+
+/// Runs outer iterations [begin, end) of `n` on this target.
+/// @pre the offsets of every element of those iterations are inside the buffers;
+///      src may be null for zero_fill
+inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin, dim end) {
+  if (begin >= end || n.nloops < 0 || n.nloops > max_loops) return;
+  const conversion& c = n.cvt;
+  const auto* s = static_cast<const std::byte*>(src);
+  auto* d = static_cast<std::byte*>(dst);
+  const auto ssz = static_cast<dim>(data_type_size(c.src));
+  const auto dsz = static_cast<dim>(data_type_size(c.dst));
+  // A nest without loops is one element.
+  const loop inner = n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0};
+  outer_cursor cursor(n, begin);
+  auto for_each_outer = [&](auto&& body) {
+    for (dim it = begin; it < end; ++it, cursor.next()) {
+      body(s + cursor.src * ssz, d + cursor.dst * dsz, c.scales != nullptr ? c.scales + cursor.scale : nullptr);
+    }
+  };
+
+  switch (n.kind) {
+    case kernel_kind::zero_fill:
+      for_each_outer([&](const std::byte*, std::byte* dp, const float*) {
+        zero_row_scalar(static_cast<std::size_t>(dsz), dp, inner.dst_stride, inner.extent);
+      });
+      return;
+    case kernel_kind::copy:
+      if (inner.src_stride == 1 && inner.dst_stride == 1) {
+        const copy_kernel kernel(n);
+        for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
+          kernel.row(sp, dp, scales, inner.scale_stride, inner.extent);
+        });
+        if (n.stream_stores) hwy::FlushStream();
+        return;
+      }
+      break;  // not contiguous after all: the strided rows are right for any strides
+    case kernel_kind::transpose:
+      if (n.nloops >= 2) {
+        const loop& J = n.loops[n.nloops - 2];
+        if (inner.src_stride == 1 && J.dst_stride == 1) {
+          const transpose_kernel kernel(n);
+          for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
+            kernel.block(sp, dp, scales, J, inner);
+          });
+        } else {
+          for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
+            for (dim j = 0; j < J.extent; ++j) {
+              strided_row(c, sp + j * J.src_stride * ssz, inner.src_stride, dp + j * J.dst_stride * dsz,
+                          inner.dst_stride, scales != nullptr ? scales + j * J.scale_stride : nullptr,
+                          inner.scale_stride, inner.extent);
+            }
+          });
+        }
+        return;
+      }
+      break;  // a single loop: one strided row per iteration
+    case kernel_kind::strided:
+      break;
+  }
+  for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
+    strided_row(c, sp, inner.src_stride, dp, inner.dst_stride, scales, inner.scale_stride, inner.extent);
+  });
+}
+
+}  // namespace memfmt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // MEMFMT_REORDER_KERNEL_ENTRY_INL_H_

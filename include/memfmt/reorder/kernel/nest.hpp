@@ -1,0 +1,119 @@
+#pragma once
+/// @file
+/// The loop nest a reorder plan hands to the kernel layer: what to iterate,
+/// with which strides, and which conversion to apply to every element.
+/// Plain C++ (no Highway), so the plan can build nests without compiling kernels.
+
+#include <cstdint>
+
+#include "memfmt/core/data_type.hpp"
+#include "memfmt/core/dim.hpp"
+
+namespace memfmt::detail {
+
+/// The most loops a nest may have: a dim can appear once as an outer loop and
+/// up to twice more as inner blocks, on either side.
+inline constexpr int max_loops = 3 * max_ndims;
+
+/// One loop of the nest. Strides are in elements (not bytes) of the respective
+/// buffer; `scale_stride` indexes `conversion::scales`.
+struct loop {
+  dim extent = 1;
+  dim src_stride = 0;
+  dim dst_stride = 0;
+  dim scale_stride = 0;
+};
+
+/// Which kernel runs the innermost loop(s); see `nest::owned_loops`.
+enum class kernel_kind {
+  copy,       ///< innermost loop has src_stride == dst_stride == 1: contiguous convert/copy
+  transpose,  ///< loops[n-1] has src_stride 1, loops[n-2] has dst_stride 1: 2-D transpose tiles
+  strided,    ///< anything else: innermost loop with arbitrary strides
+  zero_fill   ///< writes zeros of the dst type at dst offsets (src unused)
+};
+
+/// The element conversion, oneDNN's reorder semantics:
+/// `dst = saturate(round(alpha * scales[k] * (src - src_zp) + beta * dst_old + dst_zp))`,
+/// computed in f32, one rounding per operation (never fused into an FMA).
+/// See convert_scalar.hpp for the exact definition every kernel reproduces bit for bit.
+struct conversion {
+  data_type src = data_type::undef, dst = data_type::undef;
+  float alpha = 1.f;              ///< common scale (src_scale / dst_scale combined)
+  const float* scales = nullptr;  ///< optional per-element factor, indexed by sum(idx * scale_stride); multiplies alpha
+  float beta = 0.f;               ///< sum: dst = ... + beta * dst_old
+  std::int32_t src_zero_point = 0, dst_zero_point = 0;
+
+  /// Same type and no arithmetic: the kernels copy bytes, bit-exactly (NaN payloads,
+  /// s32 beyond 2^24 and all).
+  constexpr bool is_plain_copy() const {
+    return src == dst && alpha == 1.f && scales == nullptr && beta == 0.f && src_zero_point == 0 &&
+           dst_zero_point == 0;
+  }
+};
+
+/// A loop nest, outermost loop first. The kernel owns the innermost loop (the
+/// innermost two for `transpose`); the caller splits the remaining "outer"
+/// iterations among threads.
+struct nest {
+  int nloops = 0;
+  loop loops[max_loops] = {};
+  kernel_kind kind = kernel_kind::strided;
+  conversion cvt;
+  /// Hint: the destination is large and will not be read soon; aligned contiguous
+  /// stores bypass the cache. Results are identical either way.
+  bool stream_stores = false;
+
+  /// How many innermost loops the kernel iterates itself.
+  constexpr int owned_loops() const { return kind == kernel_kind::transpose ? 2 : 1; }
+
+  /// Product of the extents of the loops the kernel does not own.
+  /// @pre 0 <= nloops <= max_loops
+  constexpr dim outer_count() const {
+    dim count = 1;
+    for (int k = 0; k < nloops - owned_loops(); ++k) count *= loops[k].extent;
+    return count;
+  }
+};
+
+/// Walks the outer loops of a nest in row-major order and tracks the offsets
+/// of the current iteration. Plain code shared by every target.
+struct outer_cursor {
+  int nouter = 0;
+  dim index[max_loops] = {};
+  dim src = 0, dst = 0, scale = 0;  ///< offsets (elements) of the current iteration
+  const loop* loops = nullptr;
+
+  /// Positions the cursor at linear outer iteration `linear`.
+  /// @pre 0 <= linear < n.outer_count()
+  constexpr outer_cursor(const nest& n, dim linear) : loops(n.loops) {
+    nouter = n.nloops - n.owned_loops();
+    if (nouter < 0) nouter = 0;
+    for (int k = nouter - 1; k >= 0; --k) {
+      const dim e = loops[k].extent;
+      index[k] = linear % e;
+      linear /= e;
+      src += index[k] * loops[k].src_stride;
+      dst += index[k] * loops[k].dst_stride;
+      scale += index[k] * loops[k].scale_stride;
+    }
+  }
+
+  /// Moves to the next outer iteration (an odometer step; wraps after the last).
+  constexpr void next() {
+    for (int k = nouter - 1; k >= 0; --k) {
+      const loop& l = loops[k];
+      if (++index[k] < l.extent) {
+        src += l.src_stride;
+        dst += l.dst_stride;
+        scale += l.scale_stride;
+        return;
+      }
+      index[k] = 0;
+      src -= (l.extent - 1) * l.src_stride;
+      dst -= (l.extent - 1) * l.dst_stride;
+      scale -= (l.extent - 1) * l.scale_stride;
+    }
+  }
+};
+
+}  // namespace memfmt::detail

@@ -1,0 +1,44 @@
+// One per-target pass: Highway's ops for HWY_TARGET (what highway.h's per-target
+// part includes), then memfmt's kernels for that target. foreach_target.hpp
+// includes this file once per target with HWY_TARGET set; no include guard on
+// purpose. Highway's own per-target headers are toggle-guarded on
+// HWY_TARGET_TOGGLE, memfmt's on MEMFMT_KERNEL_TOGGLE; both flip at the end.
+
+#if HWY_TARGET == HWY_SSSE3 || HWY_TARGET == HWY_SSE4
+#include "hwy/ops/x86_128-inl.h"
+#elif HWY_TARGET == HWY_AVX2
+#include "hwy/ops/x86_256-inl.h"
+#elif HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#include "hwy/ops/x86_512-inl.h"
+#elif HWY_TARGET == HWY_NEON
+#include "hwy/ops/arm_neon-inl.h"
+#elif HWY_TARGET == HWY_SVE || HWY_TARGET == HWY_SVE2 || HWY_TARGET == HWY_SVE_256 || HWY_TARGET == HWY_SVE2_128
+#include "hwy/ops/arm_sve-inl.h"
+#elif HWY_TARGET == HWY_WASM_EMU256
+#include "hwy/ops/wasm_256-inl.h"
+#elif HWY_TARGET == HWY_WASM
+#include "hwy/ops/wasm_128-inl.h"
+#elif HWY_TARGET == HWY_RVV
+#include "hwy/ops/rvv-inl.h"
+#elif HWY_TARGET == HWY_EMU128
+#include "hwy/ops/emu128-inl.h"
+#elif HWY_TARGET == HWY_SCALAR
+#include "hwy/ops/scalar-inl.h"
+#else
+#error "memfmt: HWY_TARGET is not a Highway 1.0 target"
+#endif
+#include "hwy/ops/generic_ops-inl.h"
+
+#include "memfmt/reorder/kernel/entry-inl.h"
+
+#ifdef HWY_TARGET_TOGGLE
+#undef HWY_TARGET_TOGGLE
+#else
+#define HWY_TARGET_TOGGLE
+#endif
+
+#ifdef MEMFMT_KERNEL_TOGGLE
+#undef MEMFMT_KERNEL_TOGGLE
+#else
+#define MEMFMT_KERNEL_TOGGLE
+#endif

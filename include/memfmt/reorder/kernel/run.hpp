@@ -1,0 +1,146 @@
+#pragma once
+/// @file
+/// The kernel layer's entry point: `run_nest` runs part of a loop nest with the
+/// kernels of the best SIMD target of this CPU (AVX-512, AVX2, SSE4, or the
+/// scalar/EMU128 fallback), chosen at run time through Highway.
+///
+/// Header-only dispatch: including this header compiles the kernels once per
+/// target inside a private copy of Highway's per-target namespaces (see
+/// foreach_target.hpp), so it composes with a translation unit's own use of
+/// Highway, including its own foreach_target.h, before or after this header.
+/// Everything has external linkage and is identical in every translation unit
+/// compiled with the same flags (translation units compiled with different
+/// -m flags may compile different target sets; do not mix those in one program).
+/// Link Highway's library (CMake target hwy::hwy) for its CPU detection.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "hwy/base.h"
+#include "hwy/cache_control.h"
+#include "hwy/targets.h"
+#include "memfmt/reorder/kernel/convert_scalar.hpp"
+#include "memfmt/reorder/kernel/nest.hpp"
+#include "memfmt/reorder/kernel/scalar_rows.hpp"
+
+// The per-target passes; defines memfmt::detail::memfmt_N_<TARGET>::run_nest_target.
+#include "memfmt/reorder/kernel/foreach_target.hpp"
+
+namespace memfmt::detail {
+
+using run_nest_fn = void (*)(const nest&, const void*, void*, dim, dim);
+
+/// A compiled target: its Highway bit and its entry point.
+struct kernel_target {
+  std::int64_t target;
+  run_nest_fn run;
+};
+
+// The targets this translation unit compiled, best first (Highway's bit order).
+#define MEMFMT_KERNEL_ENTRY(T) kernel_target{HWY_##T, &memfmt_N_##T::run_nest_target},
+inline constexpr kernel_target compiled_kernel_targets[] = {
+#if MEMFMT_KERNEL_COMPILED & HWY_AVX3_DL
+    MEMFMT_KERNEL_ENTRY(AVX3_DL)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_AVX3
+    MEMFMT_KERNEL_ENTRY(AVX3)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_AVX2
+    MEMFMT_KERNEL_ENTRY(AVX2)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SSE4
+    MEMFMT_KERNEL_ENTRY(SSE4)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SSSE3
+    MEMFMT_KERNEL_ENTRY(SSSE3)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SVE2_128
+    MEMFMT_KERNEL_ENTRY(SVE2_128)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SVE_256
+    MEMFMT_KERNEL_ENTRY(SVE_256)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SVE2
+    MEMFMT_KERNEL_ENTRY(SVE2)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SVE
+    MEMFMT_KERNEL_ENTRY(SVE)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_NEON
+    MEMFMT_KERNEL_ENTRY(NEON)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_RVV
+    MEMFMT_KERNEL_ENTRY(RVV)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_PPC8
+    MEMFMT_KERNEL_ENTRY(PPC8)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_WASM_EMU256
+    MEMFMT_KERNEL_ENTRY(WASM_EMU256)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_WASM
+    MEMFMT_KERNEL_ENTRY(WASM)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_EMU128
+    MEMFMT_KERNEL_ENTRY(EMU128)
+#endif
+#if MEMFMT_KERNEL_COMPILED & HWY_SCALAR
+    MEMFMT_KERNEL_ENTRY(SCALAR)
+#endif
+};
+#undef MEMFMT_KERNEL_ENTRY
+
+/// The compiled target to run when Highway's best choice is `target`: the best
+/// compiled one that is not better (x86 targets are supersets of the worse ones),
+/// else the worst compiled one (the baseline).
+constexpr kernel_target pick_kernel_target(std::int64_t target) {
+  for (const kernel_target& k : compiled_kernel_targets) {
+    if (k.target >= target) return k;  // a higher bit is a worse target
+  }
+  return compiled_kernel_targets[std::size(compiled_kernel_targets) - 1];
+}
+
+inline void run_nest_choose(const nest& n, const void* src, void* dst, dim begin, dim end);
+
+/// Indexed like Highway's HWY_EXPORT tables by hwy::GetChosenTarget().GetIndex():
+/// 0 = not chosen yet, 1..HWY_MAX_DYNAMIC_TARGETS = Highway's dynamic target
+/// bits, last = the scalar fallback. So run_nest honours SupportedTargets,
+/// DisableTargets and SetSupportedTargetsForTest, and costs one indirect call.
+inline constexpr auto kernel_table = [] {
+  std::array<kernel_target, HWY_MAX_DYNAMIC_TARGETS + 2> table{};
+  table[0] = kernel_target{0, &run_nest_choose};
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const std::int64_t target =
+        i <= std::size_t{HWY_MAX_DYNAMIC_TARGETS}
+            ? std::int64_t{1} << (i - 1 + HWY_HIGHEST_TARGET_BIT + 1 - HWY_MAX_DYNAMIC_TARGETS)
+            : HWY_EMU128;  // the fallback slot: EMU128 or SCALAR, else the baseline
+    table[i] = pick_kernel_target(target);
+  }
+  return table;
+}();
+
+inline void run_nest_choose(const nest& n, const void* src, void* dst, dim begin, dim end) {
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  chosen.Update(hwy::SupportedTargets());
+  kernel_table[chosen.GetIndex()].run(n, src, dst, begin, end);
+}
+
+/// Runs outer iterations [begin, end) of `n` (linearised row-major over the
+/// loops the kernel does not own) on the best target of this CPU.
+/// Thread-safe; every target produces bit-identical results.
+/// @pre 0 <= begin <= end <= n.outer_count(); every element offset reached is
+///      inside the src and dst buffers (and `scales`); src may be null for zero_fill
+inline void run_nest(const nest& n, const void* src, void* dst, dim begin, dim end) {
+  kernel_table[hwy::GetChosenTarget().GetIndex()].run(n, src, dst, begin, end);
+}
+
+/// The Highway target (e.g. HWY_AVX3) whose kernels run_nest uses now; for
+/// tests and diagnostics (hwy::TargetName gives its name).
+inline std::int64_t kernel_target_now() {
+  hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
+  if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
+  return kernel_table[chosen.GetIndex()].target;
+}
+
+}  // namespace memfmt::detail

@@ -1,0 +1,220 @@
+// Per-target `transpose` kernel: the two innermost loops J (dst stride 1) and
+// I (src stride 1) form a 2-D block; V x V tiles (V = u32 lanes: 4, 8, 16) are
+// loaded as V source rows, transposed in registers as 32-bit lanes and stored
+// as V destination rows. 16- and 8-bit elements are widened to 32-bit lanes
+// for the transpose; converting reorders transpose the f32 values and run
+// stage B on the destination rows. Edges that do not fill a tile run the scalar
+// strided rows.
+//
+// Compiled once per target by pass-inl.h.
+
+#if defined(MEMFMT_REORDER_KERNEL_TRANSPOSE_INL_H_) == defined(MEMFMT_KERNEL_TOGGLE)
+#ifdef MEMFMT_REORDER_KERNEL_TRANSPOSE_INL_H_
+#undef MEMFMT_REORDER_KERNEL_TRANSPOSE_INL_H_
+#else
+#define MEMFMT_REORDER_KERNEL_TRANSPOSE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "memfmt/reorder/kernel/convert-inl.h"
+#include "memfmt/reorder/kernel/scalar_rows.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace memfmt::detail::HWY_NAMESPACE {
+
+/// Tile edge: the lanes of a u32 vector. Targets with fewer than 4 lanes (or
+/// sizeless vectors, which cannot form arrays) transpose with scalar rows.
+#if HWY_HAVE_SCALABLE || HWY_TARGET == HWY_SCALAR
+inline constexpr std::size_t tile_lanes = 1;
+#else
+inline constexpr std::size_t tile_lanes = hn::MaxLanes(DU());
+#endif
+
+/// Transposes the V x V matrix of 32-bit lanes held in rows r[0..V); V = tile_lanes.
+template <std::size_t V>
+HWY_INLINE void transpose_tile(VU* r) {
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE  // (the scalar target lacks the shuffles)
+  if constexpr (V >= 4) {
+  const DU du;
+  const hn::Repartition<std::uint64_t, DU> d64;
+  // 4 x 4 transposes inside each 128-bit block, for each group of 4 rows.
+  for (std::size_t g = 0; g < V; g += 4) {
+    const VU t0 = hn::InterleaveLower(du, r[g + 0], r[g + 1]);
+    const VU t1 = hn::InterleaveLower(du, r[g + 2], r[g + 3]);
+    const VU t2 = hn::InterleaveUpper(du, r[g + 0], r[g + 1]);
+    const VU t3 = hn::InterleaveUpper(du, r[g + 2], r[g + 3]);
+    r[g + 0] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
+    r[g + 1] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
+    r[g + 2] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
+    r[g + 3] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
+  }
+  // Now block b of r[g + k] is column 4b + k of rows g..g+3; transpose the blocks.
+  if constexpr (V == 8) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      const VU lo = r[k], hi = r[4 + k];
+      r[k] = hn::ConcatLowerLower(du, hi, lo);
+      r[4 + k] = hn::ConcatUpperUpper(du, hi, lo);
+    }
+  } else if constexpr (V == 16) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // A 4 x 4 transpose of 128-bit blocks, two rounds of block shuffles:
+    // 0x88 takes blocks (0, 2) of each operand, 0xDD blocks (1, 3).
+    for (std::size_t k = 0; k < 4; ++k) {
+      const __m512i x0 = r[k].raw, x1 = r[4 + k].raw, x2 = r[8 + k].raw, x3 = r[12 + k].raw;
+      const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88);
+      const __m512i u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
+      const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88);
+      const __m512i u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
+      r[k] = VU{_mm512_shuffle_i32x4(u0, u2, 0x88)};
+      r[8 + k] = VU{_mm512_shuffle_i32x4(u0, u2, 0xDD)};
+      r[4 + k] = VU{_mm512_shuffle_i32x4(u1, u3, 0x88)};
+      r[12 + k] = VU{_mm512_shuffle_i32x4(u1, u3, 0xDD)};
+    }
+#else
+    static_assert(V != 16, "16-lane block transpose is only implemented for AVX-512");
+#endif
+  } else {
+    static_assert(V == 4, "unsupported tile size");
+  }
+  } else {
+    (void)r;
+  }
+#else
+  (void)r;
+#endif
+}
+
+/// One row of a plain tile: tile_lanes elements of kSize bytes, widened to u32 lanes.
+template <std::size_t kSize>
+HWY_INLINE VU load_bits(const std::byte* p) {
+  const DU du;
+  if constexpr (kSize == 4) {
+    return hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p));
+  } else if constexpr (kSize == 2) {
+    const hn::Rebind<std::uint16_t, DU> d16;
+    return hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(p)));
+  } else {
+    const hn::Rebind<std::uint8_t, DU> d8;
+    return hn::PromoteTo(du, hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(p)));
+  }
+}
+
+/// Stores the u32 lanes of `v` as kSize-byte elements (the values fit: exact).
+template <std::size_t kSize>
+HWY_INLINE void store_bits(VU v, std::byte* p) {
+  const DU du;
+  const DI di;
+  if constexpr (kSize == 4) {
+    hn::StoreU(v, du, reinterpret_cast<std::uint32_t*>(p));
+  } else if constexpr (kSize == 2) {
+    const hn::Rebind<std::uint16_t, DU> d16;
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, reinterpret_cast<std::uint16_t*>(p));
+  } else {
+    const hn::Rebind<std::uint8_t, DU> d8;
+    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, v)), d8, reinterpret_cast<std::uint8_t*>(p));
+  }
+}
+
+/// A plain tile at `src` (rows `src_row` elements apart) to `dst` (rows `dst_row` apart).
+template <std::size_t kSize>
+void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim dst_row) {
+  VU r[tile_lanes];
+  for (std::size_t k = 0; k < tile_lanes; ++k) r[k] = load_bits<kSize>(src + static_cast<dim>(k) * src_row * dim{kSize});
+  transpose_tile<tile_lanes>(r);
+  for (std::size_t k = 0; k < tile_lanes; ++k) store_bits<kSize>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
+}
+
+/// A converting tile's first half: tile_lanes source rows of type S as f32,
+/// transposed into `tile` (row k holds destination row k).
+template <data_type S>
+void load_tile_f32(const std::byte* src, dim src_row, float* HWY_RESTRICT tile) {
+  const DF df;
+  const DU du;
+  constexpr auto size = static_cast<dim>(sizeof(storage_t<S>));
+  VU r[tile_lanes];
+  for (std::size_t k = 0; k < tile_lanes; ++k) r[k] = hn::BitCast(du, load_f32<S>(src + static_cast<dim>(k) * src_row * size));
+  transpose_tile<tile_lanes>(r);
+  for (std::size_t k = 0; k < tile_lanes; ++k) hn::Store(hn::BitCast(df, r[k]), df, tile + k * tile_lanes);
+}
+
+using tile_plain_fn = void (*)(const std::byte*, dim, std::byte*, dim);
+using load_tile_fn = void (*)(const std::byte*, dim, float*);
+
+inline const float* advance_scales(const float* scales, dim offset) {
+  return scales != nullptr ? scales + offset : nullptr;
+}
+
+/// The `transpose` kind for one nest: everything that does not change per block.
+struct transpose_kernel {
+  const conversion* cvt;
+  bool plain;
+  std::size_t src_size, dst_size;
+  tile_plain_fn tile_plain = nullptr;
+  load_tile_fn load_tile = nullptr;
+  store_row_fn store = nullptr;
+
+  explicit transpose_kernel(const nest& n)
+      : cvt(&n.cvt),
+        plain(n.cvt.is_plain_copy()),
+        src_size(data_type_size(n.cvt.src)),
+        dst_size(data_type_size(n.cvt.dst)) {
+    if constexpr (tile_lanes >= 4) {
+      if (plain) {
+        if (dst_size == 4) tile_plain = &transpose_tile_plain<4>;
+        if (dst_size == 2) tile_plain = &transpose_tile_plain<2>;
+        if (dst_size == 1) tile_plain = &transpose_tile_plain<1>;
+      } else {
+        load_tile = visit_data_type(n.cvt.src, []<data_type S>() -> load_tile_fn { return &load_tile_f32<S>; });
+        store = pick_store_row(n.cvt.dst);
+      }
+    }
+  }
+
+  /// Rows j in [j0, j1) of the block, elements i in [i0, i1), with the scalar strided rows.
+  void scalar_part(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
+                   dim j1, dim i0, dim i1) const {
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    for (dim j = j0; j < j1; ++j) {
+      strided_row(*cvt, src + (j * J.src_stride + i0) * ssz, 1, dst + (j + i0 * I.dst_stride) * dsz, I.dst_stride,
+                  advance_scales(scales, j * J.scale_stride + i0 * I.scale_stride), I.scale_stride, i1 - i0);
+    }
+  }
+
+  /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
+  void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
+    constexpr auto V = static_cast<dim>(tile_lanes);
+    if (tile_plain == nullptr && load_tile == nullptr) {
+      scalar_part(src, dst, scales, J, I, 0, J.extent, 0, I.extent);
+      return;
+    }
+    const dim j_full = J.extent - J.extent % V;
+    const dim i_full = I.extent - I.extent % V;
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    HWY_ALIGN float tile[tile_lanes * tile_lanes];
+    for (dim j0 = 0; j0 < j_full; j0 += V) {
+      for (dim i0 = 0; i0 < i_full; i0 += V) {
+        const std::byte* s = src + (j0 * J.src_stride + i0) * ssz;
+        std::byte* d = dst + (j0 + i0 * I.dst_stride) * dsz;
+        if (plain) {
+          tile_plain(s, J.src_stride, d, I.dst_stride);
+          continue;
+        }
+        load_tile(s, J.src_stride, tile);
+        for (dim k = 0; k < V; ++k) {
+          const row_params p{cvt, advance_scales(scales, j0 * J.scale_stride + (i0 + k) * I.scale_stride),
+                             J.scale_stride, false};
+          store(tile + k * V, d + k * I.dst_stride * dsz, V, p);
+        }
+      }
+    }
+    scalar_part(src, dst, scales, J, I, 0, J.extent, i_full, I.extent);  // right edge
+    scalar_part(src, dst, scales, J, I, j_full, J.extent, 0, i_full);    // bottom edge
+  }
+};
+
+}  // namespace memfmt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // MEMFMT_REORDER_KERNEL_TRANSPOSE_INL_H_
