@@ -1,0 +1,433 @@
+#pragma once
+// What the reorder benchmark and `memfmt reorder` share, so that both measure the
+// same way: buffers, timing, memcpy peers, the plan summary, and (with oneDNN)
+// the bridge from memfmt descriptors and attributes to a dnnl::reorder.
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "memfmt/desc/desc.hpp"
+#include "memfmt/reorder/reorder.hpp"
+
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+#include <omp.h>
+#endif
+
+#if MEMFMT_HAVE_ONEDNN
+#include <oneapi/dnnl/dnnl.hpp>
+#endif
+
+namespace memfmt_bench {
+
+// ------------------------------------------------------------------ threads
+
+/// The threads "all threads" means: OpenMP's processors, or 1 without OpenMP.
+inline int all_threads() {
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
+}
+
+/// Sets the OpenMP team size that memfmt (threads = 0) and oneDNN both use: one
+/// runtime serves both (with g++ both link libgomp; with clang, libomp comes first
+/// in the lookup order and also provides the GOMP_ entry points oneDNN calls).
+inline void set_threads(int n) {
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+  omp_set_num_threads(n);
+#else
+  (void)n;
+#endif
+}
+
+// ------------------------------------------------------------------ buffers
+
+/// A page-aligned buffer whose pages are touched once (so that page faults stay
+/// out of the timings), filled with a byte pattern.
+class buffer {
+ public:
+  buffer() = default;
+  explicit buffer(std::size_t bytes, unsigned char fill = 0) : bytes_(bytes) {
+    const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 4095) / 4096 * 4096;
+    data_ = static_cast<unsigned char*>(::operator new(rounded, std::align_val_t{4096}));
+    std::memset(data_, fill, rounded);
+  }
+  buffer(buffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  buffer& operator=(buffer&& o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+  ~buffer() {
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t{4096});
+  }
+  unsigned char* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return bytes_; }
+
+ private:
+  unsigned char* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// A fast deterministic generator (splitmix64): filling 256 MiB must not dominate a run.
+struct splitmix {
+  std::uint64_t state;
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [lo, hi), with a fractional part (ties at .5 happen too).
+  float uniform(float lo, float hi) noexcept {
+    return lo + (hi - lo) * static_cast<float>(next() >> 40) * 0x1p-24f;
+  }
+};
+
+/// Fills the elements of `d` (padding included) with values of its type: normal
+/// floats in [lo, hi) for floating-point types (no subnormals, no NaN: the
+/// hardware bf16 conversion flushes subnormals), integers for integer types.
+inline void fill_random(const memfmt::desc& d, unsigned char* data, float lo, float hi, std::uint64_t seed) {
+  splitmix g{seed};
+  const std::size_t bytes = d.get_size();
+  switch (d.get_data_type()) {
+    case memfmt::data_type::f32:
+      for (std::size_t k = 0; k + 4 <= bytes; k += 4) {
+        const float v = g.uniform(lo, hi);
+        std::memcpy(data + k, &v, 4);
+      }
+      return;
+    case memfmt::data_type::bf16:
+    case memfmt::data_type::f16:
+      for (std::size_t k = 0; k + 2 <= bytes; k += 2) {
+        const float v = g.uniform(lo, hi);
+        const std::uint16_t h = d.get_data_type() == memfmt::data_type::bf16 ? memfmt::detail::f32_to_bf16_bits(v)
+                                                                             : memfmt::detail::f32_to_f16_bits(v);
+        std::memcpy(data + k, &h, 2);
+      }
+      return;
+    case memfmt::data_type::s32:
+      for (std::size_t k = 0; k + 4 <= bytes; k += 4) {
+        const auto v = static_cast<std::int32_t>(std::lrint(g.uniform(lo, hi)));
+        std::memcpy(data + k, &v, 4);
+      }
+      return;
+    case memfmt::data_type::s8:
+      for (std::size_t k = 0; k < bytes; ++k) data[k] = static_cast<unsigned char>(static_cast<std::int8_t>(g.next() % 256 - 128));
+      return;
+    case memfmt::data_type::u8:
+      for (std::size_t k = 0; k < bytes; ++k) data[k] = static_cast<unsigned char>(g.next());
+      return;
+    case memfmt::data_type::undef: return;
+  }
+}
+
+// ------------------------------------------------------------------ timing
+
+/// Per-run times of one measured operation, in seconds.
+struct timing {
+  double median = 0, min = 0, max = 0;
+  int reps = 0;
+};
+
+/// How long and how often to repeat.
+struct timing_policy {
+  double min_seconds = 0.3;  ///< keep repeating until the runs add up to this...
+  int min_reps = 5;          ///< ...and at least this many runs were timed
+  int max_reps = 1000000;    ///< never more than this many (tiny cases)
+  int warmup = 2;            ///< untimed runs first (caches, page tables, thread pools)
+  int fixed_reps = 0;        ///< > 0: exactly this many timed runs, regardless of time
+};
+
+/// Times `f` run after run; returns the median and min of the per-run times.
+template <class F>
+timing time_runs(F&& f, const timing_policy& p) {
+  using clock = std::chrono::steady_clock;
+  for (int k = 0; k < p.warmup; ++k) f();
+  std::vector<double> t;
+  double total = 0;
+  for (;;) {
+    if (p.fixed_reps > 0 ? static_cast<int>(t.size()) >= p.fixed_reps
+                         : (static_cast<int>(t.size()) >= p.max_reps ||
+                            (total >= p.min_seconds && static_cast<int>(t.size()) >= p.min_reps)))
+      break;
+    const auto t0 = clock::now();
+    f();
+    const double s = std::chrono::duration<double>(clock::now() - t0).count();
+    t.push_back(s);
+    total += s;
+  }
+  timing r;
+  r.reps = static_cast<int>(t.size());
+  if (t.empty()) return r;
+  std::sort(t.begin(), t.end());
+  r.min = t.front();
+  r.max = t.back();
+  r.median = t.size() % 2 == 1 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+  return r;
+}
+
+/// GB/s (10^9 bytes per second) for `bytes` moved in `seconds`.
+inline double gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds * 1e-9 : 0.0; }
+
+// ------------------------------------------------------------------ memcpy peers
+
+/// memcpy of `bytes`, on the calling thread or split into contiguous chunks over
+/// `threads` OpenMP threads (chunk starts aligned to 4 KiB).
+inline void parallel_memcpy(void* dst, const void* src, std::size_t bytes, int threads) {
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+  if (threads > 1) {
+    auto* d = static_cast<unsigned char*>(dst);
+    const auto* s = static_cast<const unsigned char*>(src);
+#pragma omp parallel num_threads(threads)
+    {
+      const std::size_t nt = static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+      const std::size_t chunk = (bytes / nt + 4095) / 4096 * 4096;
+      const std::size_t begin = std::min(bytes, t * chunk), end = std::min(bytes, begin + chunk);
+      if (begin < end) std::memcpy(d + begin, s + begin, end - begin);
+    }
+    return;
+  }
+#else
+  (void)threads;
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+// ------------------------------------------------------------------ plan summary
+
+inline const char* kernel_name(memfmt::detail::kernel_kind k) {
+  switch (k) {
+    case memfmt::detail::kernel_kind::copy: return "copy";
+    case memfmt::detail::kernel_kind::transpose: return "transpose";
+    case memfmt::detail::kernel_kind::strided: return "strided";
+    case memfmt::detail::kernel_kind::zero_fill: return "zero_fill";
+  }
+  return "?";
+}
+
+/// One nest on one line: kernel, base offsets, then each loop as
+/// extent(src stride, dst stride), outermost first.
+inline std::string nest_line(const memfmt::detail::placed_nest& p) {
+  std::string s = kernel_name(p.loops.kind);
+  const auto add = [&s](const char* text, memfmt::dim v) {
+    s += text;
+    s += std::to_string(v);
+  };
+  add(" @src+", p.src_base);
+  add(" dst+", p.dst_base);
+  s += ":";
+  for (int i = 0; i < p.loops.nloops; ++i) {
+    const memfmt::detail::loop& l = p.loops.loops[i];
+    add(" ", l.extent);
+    add("(", l.src_stride);
+    add(",", l.dst_stride);
+    if (l.scale_stride != 0) add(",sc", l.scale_stride);
+    s += ")";
+  }
+  add("  outer ", p.loops.outer_count());
+  return s;
+}
+
+/// Elements each kernel kind handles in a plan, and the kind that handles most.
+struct plan_summary {
+  std::size_t nests = 0;
+  bool elementwise = false;
+  memfmt::dim elements[4] = {0, 0, 0, 0};  // indexed by kernel_kind
+  std::string main_kernel;                 ///< the kind that moves the most elements
+  std::string text() const {
+    if (elementwise) return "element-wise (blocks do not nest)";
+    std::string s = std::to_string(nests) + (nests == 1 ? " nest:" : " nests:");
+    const char* names[4] = {"copy", "transpose", "strided", "zero_fill"};
+    for (int k = 0; k < 4; ++k)
+      if (elements[k] != 0) s += std::string(" ") + names[k] + "=" + std::to_string(elements[k]);
+    return s;
+  }
+};
+
+inline plan_summary summarize(const memfmt::reorder& r) {
+  plan_summary s;
+  s.elementwise = r.is_elementwise();
+  s.nests = r.nests().size();
+  for (const auto& p : r.nests()) {
+    memfmt::dim count = 1;
+    for (int i = 0; i < p.loops.nloops; ++i) count *= p.loops.loops[i].extent;
+    s.elements[static_cast<int>(p.loops.kind)] += count;
+  }
+  int best = 0;
+  for (int k = 1; k < 4; ++k)
+    if (s.elements[k] > s.elements[best]) best = k;
+  s.main_kernel = s.elementwise ? "elementwise" : kernel_name(static_cast<memfmt::detail::kernel_kind>(best));
+  return s;
+}
+
+/// The Highway target memfmt's kernels run on ("AVX3", "AVX2", ...).
+inline std::string kernel_target_name() { return hwy::TargetName(memfmt::detail::kernel_target_now()); }
+
+// ------------------------------------------------------------------ oneDNN
+
+#if MEMFMT_HAVE_ONEDNN
+
+inline dnnl::memory::data_type to_dnnl(memfmt::data_type dt) {
+  using dnnl_dt = dnnl::memory::data_type;
+  switch (dt) {
+    case memfmt::data_type::f16: return dnnl_dt::f16;
+    case memfmt::data_type::bf16: return dnnl_dt::bf16;
+    case memfmt::data_type::f32: return dnnl_dt::f32;
+    case memfmt::data_type::s32: return dnnl_dt::s32;
+    case memfmt::data_type::s8: return dnnl_dt::s8;
+    case memfmt::data_type::u8: return dnnl_dt::u8;
+    case memfmt::data_type::undef: break;
+  }
+  return dnnl_dt::undef;
+}
+
+/// The oneDNN descriptor of the same memory: dims, padding, strides and inner
+/// blocks copied field by field, so any layout memfmt describes (also ones that
+/// no oneDNN format_tag names) reaches oneDNN unchanged.
+inline dnnl::memory::desc to_dnnl(const memfmt::desc& d) {
+  dnnl_memory_desc_t md{};
+  md.ndims = d.get_ndims();
+  md.data_type = static_cast<dnnl_data_type_t>(to_dnnl(d.get_data_type()));
+  md.format_kind = dnnl_blocked;
+  md.offset0 = d.get_submemory_offset();
+  const memfmt::dims dims = d.get_dims(), padded = d.get_padded_dims(), offsets = d.get_padded_offsets(),
+                     strides = d.get_strides(), blks = d.get_inner_blks(), idxs = d.get_inner_idxs();
+  for (int i = 0; i < d.get_ndims(); ++i) {
+    md.dims[i] = dims[i];
+    md.padded_dims[i] = padded[i];
+    md.padded_offsets[i] = offsets[i];
+    md.format_desc.blocking.strides[i] = strides[i];
+  }
+  md.format_desc.blocking.inner_nblks = d.get_inner_nblks();
+  for (int k = 0; k < d.get_inner_nblks(); ++k) {
+    md.format_desc.blocking.inner_blks[k] = blks[k];
+    md.format_desc.blocking.inner_idxs[k] = idxs[k];
+  }
+  const memfmt::extra_info& e = d.get_extra();
+  md.extra.flags = e.flags;
+  md.extra.compensation_mask = e.compensation_mask;
+  md.extra.scale_adjust = e.scale_adjust;
+  md.extra.asymm_compensation_mask = e.asymm_compensation_mask;
+  return dnnl::memory::desc(md);
+}
+
+/// The scales of `a` combined as memfmt combines them (s_src / s_dst per index of
+/// the union of the masks): oneDNN 2.6's reorder has one output scale only.
+inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& src, const memfmt::reorder_attr& a) {
+  const int smask = a.src_scales.empty() ? 0 : a.src_scales.mask, dmask = a.dst_scales.empty() ? 0 : a.dst_scales.mask;
+  const int mask = smask | dmask, n = src.get_ndims();
+  const memfmt::dims dims = src.get_dims();
+  const auto row_major = [&](int m) {
+    std::vector<memfmt::dim> st(static_cast<std::size_t>(n), 0);
+    memfmt::dim stride = 1;
+    for (int d = n - 1; d >= 0; --d)
+      if ((m >> d & 1) != 0) {
+        st[static_cast<std::size_t>(d)] = stride;
+        stride *= dims[d];
+      }
+    return std::make_pair(st, stride);
+  };
+  const auto [all, count] = row_major(mask);
+  const auto [ss, scount] = row_major(smask);
+  const auto [ds, dcount] = row_major(dmask);
+  (void)scount;
+  (void)dcount;
+  std::vector<float> v(static_cast<std::size_t>(count));
+  for (memfmt::dim k = 0; k < count; ++k) {
+    memfmt::dim rest = k, si = 0, di = 0;
+    for (int d = 0; d < n; ++d) {
+      const memfmt::dim stride = all[static_cast<std::size_t>(d)];
+      if (stride == 0) continue;
+      const memfmt::dim i = rest / stride;
+      rest %= stride;
+      si += i * ss[static_cast<std::size_t>(d)];
+      di += i * ds[static_cast<std::size_t>(d)];
+    }
+    const float s = a.src_scales.empty() ? 1.f : a.src_scales.values[static_cast<std::size_t>(si)];
+    const float t = a.dst_scales.empty() ? 1.f : a.dst_scales.values[static_cast<std::size_t>(di)];
+    v[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
+  }
+  return {mask, v};
+}
+
+/// oneDNN 2.6 attributes with the meaning of `a`: output scales, common zero
+/// points of src and dst, and a sum post-op.
+inline dnnl::primitive_attr to_dnnl(const memfmt::desc& src, const memfmt::reorder_attr& a) {
+  dnnl::primitive_attr attr;
+  if (!a.src_scales.empty() || !a.dst_scales.empty()) {
+    auto [mask, values] = combined_scales(src, a);
+    attr.set_output_scales(mask, values);
+  }
+  if (a.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a.src_zero_point});
+  if (a.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {a.dst_zero_point});
+  if (a.sum_beta != 0.f) {
+    dnnl::post_ops ops;
+    ops.append_sum(a.sum_beta);
+    attr.set_post_ops(ops);
+  }
+  return attr;
+}
+
+/// A oneDNN reorder between two of the caller's buffers.
+class onednn_reorder {
+ public:
+  onednn_reorder(const dnnl::engine& eng, const memfmt::desc& src, const memfmt::desc& dst,
+                 const memfmt::reorder_attr& a, void* src_data, void* dst_data)
+      : eng_(eng),
+        stream_(eng),
+        src_(to_dnnl(src), eng, src_data),
+        dst_(to_dnnl(dst), eng, dst_data),
+        prim_(dnnl::reorder::primitive_desc(eng, src_.get_desc(), eng, dst_.get_desc(), to_dnnl(src, a))) {}
+
+  void execute() {
+    prim_.execute(stream_, src_, dst_);
+    stream_.wait();
+  }
+
+  /// The implementation oneDNN picked ("jit:uni", "simple:any", ...).
+  std::string impl() const {
+    const char* name = nullptr;
+    dnnl_primitive_desc_query(prim_.get_primitive_desc(), dnnl_query_impl_info_str, 0, &name);
+    return name != nullptr ? name : "?";
+  }
+
+ private:
+  dnnl::engine eng_;
+  dnnl::stream stream_;
+  dnnl::memory src_, dst_;
+  dnnl::reorder prim_;
+};
+
+/// oneDNN's version, "2.6.3".
+inline std::string onednn_version() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+#endif  // MEMFMT_HAVE_ONEDNN
+
+/// oneDNN's version, or "(not available)" in a build without oneDNN.
+inline std::string onednn_version_or_none() {
+#if MEMFMT_HAVE_ONEDNN
+  return onednn_version();
+#else
+  return "(not available)";
+#endif
+}
+
+}  // namespace memfmt_bench
