@@ -223,9 +223,9 @@ class desc {
       if (offsets[d] % block != 0)
         return reject("dim ", d, ": offset ", offsets[d], " is not a multiple of the block ", block);
       if (padded_offsets_[d] != 0) return reject("dim ", d, ": the descriptor is already a padded view");
-      if (sizes[d] % block != 0 && sizes[d] > block)
-        return reject("dim ", d, ": size ", sizes[d], " must be a multiple of the block ", block, " or smaller than it");
       const bool right_border = offsets[d] + sizes[d] == dims_[d];
+      if (!right_border && sizes[d] % block != 0 && sizes[d] > block)
+        return reject("dim ", d, ": size ", sizes[d], " must be a multiple of the block ", block, " or smaller than it");
       r.dims_[d] = sizes[d];
       r.padded_dims_[d] = right_border ? padded_dims_[d] - offsets[d] : sizes[d];
       r.offset0_ += offsets[d] / block * strides_[d];
