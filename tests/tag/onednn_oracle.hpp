@@ -76,6 +76,16 @@ inline int onednn_ndims(dnnl::memory::format_tag tag) {
   return 0;
 }
 
+/// onednn_ndims of every name of all_tags(), in the same order.
+inline const std::vector<int>& all_tag_ndims() {
+  static const std::vector<int> ndims = [] {
+    std::vector<int> r;
+    for (const named_tag& t : all_tags()) r.push_back(onednn_ndims(t.onednn));
+    return r;
+  }();
+  return ndims;
+}
+
 inline std::string show(const dim* v, int n) {
   std::string s = "{";
   for (int i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(v[i]);
@@ -130,8 +140,7 @@ inline std::string difference(const memfmt::desc& m, const dnnl_memory_desc_t& o
 /// row-major order of the logical indices, measured by reordering a plain tensor holding
 /// 1, 2, 3, ... into a buffer laid out by `md` and finding where each value landed.
 /// Values in [1, volume] are exact in f32 for the volumes tests use (< 2^24).
-/// Returns also the buffer's extent in elements through `span` (the part reorder may touch).
-inline std::vector<dim> offsets_by_reorder(const dnnl_memory_desc_t& md, dim* span = nullptr) {
+inline std::vector<dim> offsets_by_reorder(const dnnl_memory_desc_t& md) {
   static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   static dnnl::stream stream(engine);
   const std::vector<dim> dims(md.dims, md.dims + md.ndims);
@@ -139,11 +148,22 @@ inline std::vector<dim> offsets_by_reorder(const dnnl_memory_desc_t& md, dim* sp
   for (dim d : dims) volume *= d;
   dnnl_memory_desc_t dst_md = md;
   dst_md.data_type = dnnl_f32;
-  // A submemory view lies inside its parent's buffer: offset0 plus the reach of the view's
-  // own padded dims bounds every element it can touch.
-  dnnl_memory_desc_t from_zero = dst_md;
-  from_zero.offset0 = 0;
-  const dim extent = dst_md.offset0 + static_cast<dim>(dnnl_memory_desc_get_size(&from_zero) / sizeof(float));
+  // The buffer must hold the furthest element the view reaches. oneDNN's own size is not
+  // a bound for views whose padded dims are smaller than a block, so bound it directly:
+  // the start of the last outer block of every dim, plus one whole inner tile.
+  const auto& blk = md.format_desc.blocking;
+  std::vector<dim> blocks(static_cast<std::size_t>(md.ndims), 1);
+  dim tile = 1;
+  for (int k = 0; k < blk.inner_nblks; ++k) {
+    blocks[static_cast<std::size_t>(blk.inner_idxs[k])] *= blk.inner_blks[k];
+    tile *= blk.inner_blks[k];
+  }
+  dim extent = md.offset0 + tile;
+  for (int d = 0; d < md.ndims; ++d) {
+    const dim outer = (md.padded_offsets[d] + md.padded_dims[d] + blocks[static_cast<std::size_t>(d)] - 1) /
+                      blocks[static_cast<std::size_t>(d)];
+    extent += (outer > 0 ? outer - 1 : 0) * blk.strides[d];
+  }
   std::vector<float> src(static_cast<std::size_t>(volume));
   for (dim i = 0; i < volume; ++i) src[static_cast<std::size_t>(i)] = static_cast<float>(i + 1);
   std::vector<float> dst(static_cast<std::size_t>(extent) + 64, -1.0f);
@@ -157,8 +177,27 @@ inline std::vector<dim> offsets_by_reorder(const dnnl_memory_desc_t& md, dim* sp
     const float v = dst[k];
     if (v >= 1.0f && v <= static_cast<float>(volume)) offsets[static_cast<std::size_t>(v) - 1] = static_cast<dim>(k);
   }
-  if (span != nullptr) *span = extent;
   return offsets;
+}
+
+/// oneDNN's offset of a logical index, computed from its descriptor's fields the way its
+/// documentation defines the blocked layout: padded offsets added, inner blocks take the
+/// low parts of each index (innermost block first), the rest goes through the strides.
+/// Returns -1 for a descriptor whose inner blocks name a dim it does not have.
+inline dim onednn_offset(const dnnl_memory_desc_t& md, const memfmt::dims& index) {
+  const auto& blk = md.format_desc.blocking;
+  dim pos[DNNL_MAX_NDIMS] = {};
+  for (int d = 0; d < md.ndims; ++d) pos[d] = index[d] + md.padded_offsets[d];
+  dim offset = md.offset0, block_stride = 1;
+  for (int k = blk.inner_nblks - 1; k >= 0; --k) {
+    const dim d = blk.inner_idxs[k];
+    if (d < 0 || d >= md.ndims) return -1;
+    offset += pos[d] % blk.inner_blks[k] * block_stride;
+    pos[d] /= blk.inner_blks[k];
+    block_stride *= blk.inner_blks[k];
+  }
+  for (int d = 0; d < md.ndims; ++d) offset += pos[d] * blk.strides[d];
+  return offset;
 }
 
 /// Calls `f(index)` for every logical index of `dims` in row-major order.
