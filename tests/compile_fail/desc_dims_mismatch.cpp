@@ -1,0 +1,6 @@
+// A constexpr descriptor whose dims do not fit its tag must not compile.
+#include <memfmt/memfmt.hpp>
+
+constexpr memfmt::desc d({2, 3}, memfmt::data_type::f32, memfmt::tags::nchw);
+
+int main() { return d.get_ndims(); }

@@ -1,0 +1,6 @@
+// A block of size 0 must not compile.
+#include <memfmt/memfmt.hpp>
+
+constexpr auto bad = memfmt::tag<"aBcd0b">;
+
+int main() { return bad.ndims; }
