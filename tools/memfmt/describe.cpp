@@ -1,0 +1,362 @@
+// `memfmt describe TAG DIMS`: a layout as text (descriptor numbers, a grid of element
+// offsets over two dims, the first elements in memory order) and as an SVG picture.
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "memfmt/desc/desc.hpp"
+#include "memfmt/desc/print.hpp"
+#include "memfmt/memory/memory.hpp"
+#include "memfmt/tag/parse.hpp"
+
+namespace memfmt_tool {
+namespace {
+
+using memfmt::dim;
+using memfmt::dims;
+
+/// Names of the logical dims as the tag spells them ("n c h w" for nChw16c, "o i h w"
+/// for OIhw4i16o4i), or the abstract letters a, b, c, ...
+std::vector<std::string> dim_names(const std::string& tag, int ndims) {
+  std::vector<std::string> names;
+  for (int d = 0; d < ndims; ++d) names.emplace_back(1, static_cast<char>('a' + d));
+  const memfmt::tag_parse_result r = memfmt::parse_tag(tag);
+  std::string prefix;
+  for (char c : tag) {
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) break;
+    prefix += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  if (!r.ok() || r.layout.ndims != ndims || static_cast<int>(prefix.size()) != ndims) return names;
+  for (int k = 0; k < ndims; ++k) names[static_cast<std::size_t>(r.layout.order[static_cast<std::size_t>(k)])] = prefix.substr(static_cast<std::size_t>(k), 1);
+  return names;
+}
+
+std::string index_text(const dims& index) {
+  std::string s = "(";
+  for (int i = 0; i < index.size(); ++i) {
+    if (i > 0) s += ", ";
+    s += std::to_string(index[i]);
+  }
+  return s + ")";
+}
+
+struct describe_options {
+  std::string tag;
+  dims shape;
+  memfmt::data_type dt = memfmt::data_type::f32;
+  int row_dim = -1, col_dim = -1;  ///< -1: chosen from the layout
+  dims at;                         ///< the index of the dims not shown
+  dim max_rows = 0, max_cols = 0;  ///< 0: defaults (text 8 x 20, SVG 48 x 48)
+  std::string svg;
+};
+
+/// The dims to show: the blocked dims first (where the layout is interesting), then
+/// the innermost physical dim.
+void choose_dims(const memfmt::desc& d, describe_options& o) {
+  const int n = d.get_ndims();
+  const memfmt::blocking b = d.get_blocking();
+  std::vector<int> pick;
+  for (int k = 0; k < b.inner_nblks; ++k) {
+    const int x = b.inner_idxs[static_cast<std::size_t>(k)];
+    if (std::find(pick.begin(), pick.end(), x) == pick.end()) pick.push_back(x);
+  }
+  std::sort(pick.begin(), pick.end());
+  if (n >= 2 && pick.empty()) pick.push_back(n == 2 ? 0 : 1);
+  for (int k = n - 1; k >= 0; --k) {
+    const int x = b.order[static_cast<std::size_t>(k)];  // innermost physical first
+    if (std::find(pick.begin(), pick.end(), x) == pick.end()) pick.push_back(x);
+  }
+  if (o.row_dim < 0 && o.col_dim < 0) {
+    o.row_dim = pick[0];
+    o.col_dim = pick.size() > 1 ? pick[1] : pick[0];
+  } else if (o.row_dim < 0) {
+    for (int x : pick)
+      if (x != o.col_dim) {
+        o.row_dim = x;
+        break;
+      }
+  } else if (o.col_dim < 0) {
+    for (int x : pick)
+      if (x != o.row_dim) {
+        o.col_dim = x;
+        break;
+      }
+  }
+}
+
+/// The first `count` elements in memory order, with their logical index (padding
+/// shown as such); computed by visiting every padded index, so only for small tensors.
+std::string memory_order(const memfmt::desc& d, int count, const std::vector<std::string>& names) {
+  const dims padded = d.get_padded_dims(), logical = d.get_dims();
+  dim volume = 1;
+  for (dim v : padded) volume *= v;
+  if (volume == 0) return "  (no elements)\n";
+  if (volume > (dim{1} << 22)) return "  (too many elements to list the memory order)\n";
+  std::vector<std::pair<dim, dims>> cells;
+  cells.reserve(static_cast<std::size_t>(volume));
+  dims index = dims::filled(d.get_ndims(), 0);
+  for (;;) {
+    cells.emplace_back(memfmt::detail::padded_offset(d, index), index);
+    int k = d.get_ndims() - 1;
+    for (; k >= 0; --k) {
+      if (++index[k] < padded[k]) break;
+      index[k] = 0;
+    }
+    if (k < 0) break;
+  }
+  std::sort(cells.begin(), cells.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string s = "  offset -> (";
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  s += ")\n";
+  for (int k = 0; k < count && k < static_cast<int>(cells.size()); ++k) {
+    bool padding = false;
+    for (int i = 0; i < d.get_ndims(); ++i) padding = padding || cells[static_cast<std::size_t>(k)].second[i] >= logical[i];
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "  %6lld -> ", static_cast<long long>(cells[static_cast<std::size_t>(k)].first));
+    s += buf + index_text(cells[static_cast<std::size_t>(k)].second) + (padding ? "  padding" : "") + "\n";
+  }
+  return s;
+}
+
+std::string xml(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '<') r += "&lt;";
+    else if (c == '>') r += "&gt;";
+    else if (c == '&') r += "&amp;";
+    else if (c == '"') r += "&quot;";
+    else r += c;
+  }
+  return r;
+}
+
+/// The SVG picture: a cell per element of (row dim, col dim) at the other dims' `at`,
+/// coloured by the block it belongs to, labelled with its offset; padding in grey.
+std::string layout_svg(const memfmt::desc& d, const describe_options& o, const std::vector<std::string>& names,
+                       int* cells_drawn) {
+  const dims logical = d.get_dims(), padded = d.get_padded_dims();
+  const int r_dim = o.row_dim, c_dim = o.col_dim;
+  const dim max_r = o.max_rows > 0 ? o.max_rows : 48, max_c = o.max_cols > 0 ? o.max_cols : 48;
+  const dim rows = std::min(padded[r_dim], max_r), cols = r_dim == c_dim ? 1 : std::min(padded[c_dim], max_c);
+  const dim r_block = d.get_blocks()[r_dim], c_block = r_dim == c_dim ? 1 : d.get_blocks()[c_dim];
+  std::vector<dim> offsets;
+  std::size_t digits = 1;
+  dims index = o.at;
+  for (dim r = 0; r < rows; ++r)
+    for (dim c = 0; c < cols; ++c) {
+      index[r_dim] = r;
+      if (r_dim != c_dim) index[c_dim] = c;
+      offsets.push_back(memfmt::detail::padded_offset(d, index));
+      digits = std::max(digits, std::to_string(offsets.back()).size());
+    }
+  const int cw = std::max(22, static_cast<int>(digits) * 7 + 6), ch = 18, left = 56, top = 110;
+  const int width = std::max(left + static_cast<int>(cols) * cw + 20, 640);
+  const int height = top + static_cast<int>(rows) * ch + 60;
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
+    << width << " " << height << "\" font-family=\"monospace\" font-size=\"11\">\n";
+  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  s << "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\" font-family=\"sans-serif\">" << xml(o.tag) << "  "
+    << xml(dims_text(logical)) << "  " << memfmt::to_string(d.get_data_type()) << "</text>\n";
+  s << "<text x=\"10\" y=\"38\" font-family=\"sans-serif\">" << xml(d.str()) << ", padded dims "
+    << xml(dims_text(padded)) << ", strides " << xml(dims_text(d.get_strides(), ',')) << "</text>\n";
+  std::string fixed;
+  for (int i = 0; i < d.get_ndims(); ++i)
+    if (i != r_dim && i != c_dim) fixed += (fixed.empty() ? "" : ", ") + names[static_cast<std::size_t>(i)] + " = " + std::to_string(o.at[i]);
+  s << "<text x=\"10\" y=\"56\" font-family=\"sans-serif\" fill=\"#444\">rows: " << xml(names[static_cast<std::size_t>(r_dim)])
+    << ", columns: " << xml(names[static_cast<std::size_t>(c_dim)]) << (fixed.empty() ? "" : "; at " + xml(fixed))
+    << "</text>\n";
+  s << "<text x=\"10\" y=\"72\" font-family=\"sans-serif\" fill=\"#444\">number = offset in elements; colour = block ("
+    << xml(names[static_cast<std::size_t>(r_dim)]) << " / " << r_block << ", " << xml(names[static_cast<std::size_t>(c_dim)])
+    << " / " << c_block << "); grey = padding</text>\n";
+  // column and row headers
+  for (dim c = 0; c < cols; ++c)
+    s << "<text x=\"" << left + c * cw + cw / 2 << "\" y=\"" << top - 6 << "\" text-anchor=\"middle\" fill=\"#666\">"
+      << c << "</text>\n";
+  s << "<text x=\"" << left << "\" y=\"" << top - 22 << "\" fill=\"#666\" font-family=\"sans-serif\">"
+    << xml(names[static_cast<std::size_t>(c_dim)]) << " &#8594;</text>\n";
+  s << "<text x=\"8\" y=\"" << top - 6 << "\" fill=\"#666\" font-family=\"sans-serif\">"
+    << xml(names[static_cast<std::size_t>(r_dim)]) << " &#8595;</text>\n";
+  for (dim r = 0; r < rows; ++r)
+    s << "<text x=\"" << left - 6 << "\" y=\"" << top + r * ch + 13 << "\" text-anchor=\"end\" fill=\"#666\">" << r
+      << "</text>\n";
+  int drawn = 0;
+  for (dim r = 0; r < rows; ++r)
+    for (dim c = 0; c < cols; ++c) {
+      const bool padding = r >= logical[r_dim] || (r_dim != c_dim && c >= logical[c_dim]);
+      const dim block = (r / r_block) * 7 + (c / c_block) * 3;
+      const int hue = static_cast<int>((block * 47) % 360);
+      const std::string fill = padding ? "#d9d9d9" : "hsl(" + std::to_string(hue) + ",70%,82%)";
+      const int x = left + static_cast<int>(c) * cw, y = top + static_cast<int>(r) * ch;
+      const dim offset = offsets[static_cast<std::size_t>(r * cols + c)];
+      s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw << "\" height=\"" << ch << "\" fill=\"" << fill
+        << "\" stroke=\"white\"><title>" << xml(names[static_cast<std::size_t>(r_dim)]) << "=" << r << " "
+        << xml(names[static_cast<std::size_t>(c_dim)]) << "=" << c << ": offset " << offset
+        << (padding ? " (padding)" : "") << "</title></rect>\n";
+      s << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + 13 << "\" text-anchor=\"middle\" fill=\""
+        << (padding ? "#888" : "#222") << "\">" << offset << "</text>\n";
+      ++drawn;
+    }
+  // block boundaries
+  for (dim r = r_block; r < rows; r += r_block)
+    s << "<line x1=\"" << left << "\" y1=\"" << top + r * ch << "\" x2=\"" << left + cols * cw << "\" y2=\""
+      << top + r * ch << "\" stroke=\"#333\" stroke-width=\"1.5\"/>\n";
+  for (dim c = c_block; c < cols; c += c_block)
+    s << "<line x1=\"" << left + c * cw << "\" y1=\"" << top << "\" x2=\"" << left + c * cw << "\" y2=\""
+      << top + rows * ch << "\" stroke=\"#333\" stroke-width=\"1.5\"/>\n";
+  if (rows < padded[r_dim] || (r_dim != c_dim && cols < padded[c_dim]))
+    s << "<text x=\"10\" y=\"" << top + rows * ch + 20 << "\" fill=\"#444\" font-family=\"sans-serif\">showing "
+      << rows << " of " << padded[r_dim] << " rows and " << cols << " of " << (r_dim == c_dim ? 1 : padded[c_dim])
+      << " columns (--grid RxC shows more)</text>\n";
+  s << "</svg>\n";
+  *cells_drawn = drawn;
+  return s.str();
+}
+
+void print_describe_help() {
+  std::printf(
+      "usage: memfmt describe TAG DIMS [options]\n"
+      "\n"
+      "Describes the layout TAG (a oneDNN tag such as nChw16c or OIhw4i16o4i, or an abstract\n"
+      "tag such as aBcd16b) for DIMS (2x17x5x4): the descriptor's numbers, a grid of element\n"
+      "offsets over two dims, and the first elements in memory order.\n"
+      "\n"
+      "  --dt=DT        data type: f32 (default), bf16, f16, s32, s8, u8\n"
+      "  --rows=D       the dim shown down the grid (index or letter of the tag, e.g. c)\n"
+      "  --cols=D       the dim shown across (default: the blocked dims, else channels and\n"
+      "                 the innermost dim)\n"
+      "  --at=INDEX     the index of the other dims, e.g. 1x0x2x0 (default all 0)\n"
+      "  --grid=RxC     at most R rows and C columns (default 8x20 as text, 48x48 in the SVG)\n"
+      "  --svg=FILE     also draw the grid as an SVG picture: cells coloured by block,\n"
+      "                 labelled with their offset, padding greyed\n");
+}
+
+/// A dim named by index ("1") or by the tag's letter ("c").
+int parse_dim_ref(const std::string& text, const std::vector<std::string>& names, const char* what) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == text) return static_cast<int>(i);
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    const long long v = parse_int(text, what);
+    if (v < static_cast<long long>(names.size())) return static_cast<int>(v);
+  }
+  std::string known;
+  for (std::size_t i = 0; i < names.size(); ++i) known += (i ? ", " : "") + names[i] + " (" + std::to_string(i) + ")";
+  throw usage_error(std::string(what) + ": '" + text + "' is not a dim of this layout (dims: " + known + ")");
+}
+
+}  // namespace
+
+int describe_main(const std::vector<std::string>& args) {
+  describe_options o;
+  std::vector<std::string> positional;
+  std::string rows_text, cols_text, at_text;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i], value;
+    const bool option = a.size() > 2 && a.rfind("--", 0) == 0;
+    if (!option) {
+      positional.push_back(a);
+      continue;
+    }
+    const std::size_t eq = a.find('=');
+    const bool has_value = eq != std::string::npos;
+    if (has_value) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
+    const auto take = [&]() {
+      if (has_value) return value;
+      if (i + 1 >= args.size()) throw usage_error("option " + a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--help") {
+      print_describe_help();
+      return 0;
+    } else if (a == "--dt") {
+      o.dt = parse_data_type(take(), "--dt");
+    } else if (a == "--rows") {
+      rows_text = take();
+    } else if (a == "--cols") {
+      cols_text = take();
+    } else if (a == "--at") {
+      at_text = take();
+    } else if (a == "--grid") {
+      const dims g = parse_dims(take(), "--grid");
+      if (g.size() != 2 || g[0] == 0 || g[1] == 0) throw usage_error("--grid: write it as RxC, e.g. 16x32");
+      o.max_rows = g[0];
+      o.max_cols = g[1];
+    } else if (a == "--svg") {
+      o.svg = take();
+      if (o.svg.empty()) throw usage_error("--svg needs a file name");
+    } else {
+      throw usage_error("describe: unknown option '" + a + "' (see memfmt describe --help)");
+    }
+  }
+  if (positional.size() != 2)
+    throw usage_error("describe: expected TAG and DIMS, e.g. 'memfmt describe nChw16c 2x17x5x4'; got " +
+                      std::to_string(positional.size()) + " argument(s)");
+  o.tag = positional[0];
+  o.shape = parse_dims(positional[1]);
+  const memfmt::desc d(o.shape, o.dt, o.tag);  // memfmt::error names a bad tag or dims
+  const int n = d.get_ndims();
+  const std::vector<std::string> names = dim_names(o.tag, n);
+  if (!rows_text.empty()) o.row_dim = parse_dim_ref(rows_text, names, "--rows");
+  if (!cols_text.empty()) o.col_dim = parse_dim_ref(cols_text, names, "--cols");
+  if (o.row_dim >= 0 && o.row_dim == o.col_dim) throw usage_error("--rows and --cols name the same dim");
+  o.at = at_text.empty() ? dims::filled(n, 0) : parse_dims(at_text, "--at");
+  if (o.at.size() != n)
+    throw usage_error("--at: " + std::to_string(o.at.size()) + " indices for " + std::to_string(n) + " dims");
+  for (int i = 0; i < n; ++i)
+    if (o.at[i] >= o.shape[i])
+      throw usage_error("--at: index " + std::to_string(o.at[i]) + " of dim " + names[static_cast<std::size_t>(i)] +
+                        " is outside [0, " + std::to_string(o.shape[i]) + ")");
+  choose_dims(d, o);
+
+  std::string dims_line;
+  for (std::size_t i = 0; i < names.size(); ++i) dims_line += (i ? " " : "") + names[i];
+  std::printf("%s %s %s  (dims %s)\n", o.tag.c_str(), dims_text(o.shape).c_str(),
+              std::string(memfmt::to_string(o.dt)).c_str(), dims_line.c_str());
+  std::printf("%s", memfmt::describe(d).c_str());
+  std::printf("  element     %zu bytes; %lld elements, %lld with padding\n", memfmt::data_type_size(o.dt),
+              static_cast<long long>(o.shape.product()), static_cast<long long>(d.get_padded_dims().product()));
+  if (d.has_zero_dim()) {
+    std::printf("\n(a dim is 0: no elements)\n");
+    return 0;
+  }
+  if (n >= 2) {
+    std::string at = "(";
+    for (int i = 0; i < n; ++i)
+      at += (i ? ", " : "") + (i == o.row_dim || i == o.col_dim ? names[static_cast<std::size_t>(i)] : std::to_string(o.at[i]));
+    at += ")";
+    std::printf("\noffsets of %s, %s down, %s across:\n", at.c_str(), names[static_cast<std::size_t>(o.row_dim)].c_str(),
+                names[static_cast<std::size_t>(o.col_dim)].c_str());
+    std::printf("%s", memfmt::offset_grid(d, o.row_dim, o.col_dim, o.at, o.max_rows > 0 ? o.max_rows : 8,
+                                          o.max_cols > 0 ? o.max_cols : 20)
+                          .c_str());
+  }
+  std::printf("\nthe first elements in memory:\n%s", memory_order(d, 24, names).c_str());
+
+  if (!o.svg.empty()) {
+    if (n < 2) {
+      o.row_dim = 0;
+      o.col_dim = 0;
+    }
+    int cells = 0;
+    const std::string picture = layout_svg(d, o, names, &cells);
+    std::ofstream f(o.svg, std::ios::binary);
+    f << picture;
+    f.close();
+    if (!f) throw usage_error("--svg: cannot write '" + o.svg + "'");
+    std::printf("\nwrote %s: %d cells, %s down, %s across\n", o.svg.c_str(), cells,
+                names[static_cast<std::size_t>(o.row_dim)].c_str(), names[static_cast<std::size_t>(o.col_dim)].c_str());
+  }
+  return 0;
+}
+
+}  // namespace memfmt_tool
