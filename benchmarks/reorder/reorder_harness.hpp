@@ -332,31 +332,29 @@ inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& sr
   const int smask = a.src_scales.empty() ? 0 : a.src_scales.mask, dmask = a.dst_scales.empty() ? 0 : a.dst_scales.mask;
   const int mask = smask | dmask, n = src.get_ndims();
   const memfmt::dims dims = src.get_dims();
-  const auto row_major = [&](int m) {
-    std::vector<memfmt::dim> st(static_cast<std::size_t>(n), 0);
+  // row-major strides over the dims of a mask (fixed capacity: no allocation)
+  const auto row_major = [&](int m, memfmt::dim* count) {
+    memfmt::dims st = memfmt::dims::filled(n, 0);
     memfmt::dim stride = 1;
     for (int d = n - 1; d >= 0; --d)
       if ((m >> d & 1) != 0) {
-        st[static_cast<std::size_t>(d)] = stride;
+        st[d] = stride;
         stride *= dims[d];
       }
-    return std::make_pair(st, stride);
+    if (count != nullptr) *count = stride;
+    return st;
   };
-  const auto [all, count] = row_major(mask);
-  const auto [ss, scount] = row_major(smask);
-  const auto [ds, dcount] = row_major(dmask);
-  (void)scount;
-  (void)dcount;
+  memfmt::dim count = 1;
+  const memfmt::dims all = row_major(mask, &count), ss = row_major(smask, nullptr), ds = row_major(dmask, nullptr);
   std::vector<float> v(static_cast<std::size_t>(count));
   for (memfmt::dim k = 0; k < count; ++k) {
     memfmt::dim rest = k, si = 0, di = 0;
     for (int d = 0; d < n; ++d) {
-      const memfmt::dim stride = all[static_cast<std::size_t>(d)];
-      if (stride == 0) continue;
-      const memfmt::dim i = rest / stride;
-      rest %= stride;
-      si += i * ss[static_cast<std::size_t>(d)];
-      di += i * ds[static_cast<std::size_t>(d)];
+      if (all[d] == 0) continue;
+      const memfmt::dim i = rest / all[d];
+      rest %= all[d];
+      si += i * ss[d];
+      di += i * ds[d];
     }
     const float s = a.src_scales.empty() ? 1.f : a.src_scales.values[static_cast<std::size_t>(si)];
     const float t = a.dst_scales.empty() ? 1.f : a.dst_scales.values[static_cast<std::size_t>(di)];
