@@ -33,6 +33,6 @@ memfmt_ensure_packages() {
     sudo=(sudo)
   fi
   memfmt_log "Installing missing Debian packages: ${missing[*]}"
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" </dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y "${missing[@]}" </dev/null
 }
