@@ -436,7 +436,7 @@ class desc {
 
   static constexpr dim nonzero_volume(const dims& d) noexcept {
     dim v = 1;
-    for (dim x : d) v *= x > 0 ? x : 1;
+    for (dim x : d) v = v < 0 ? -1 : detail::checked_mul(v, x > 0 ? x : 1);  // -1: overflow
     return v;
   }
 
@@ -450,12 +450,13 @@ class desc {
   }
 
   constexpr bool matches_blocking(const blocking& b, const dims& strides) const {
-    const dims padded = padded_dims(b, dims_);
-    const dims expected = strides.empty() ? outer_strides(b, padded) : strides;
-    if (expected.size() != get_ndims() || padded != padded_dims_) return false;
+    // Blocks first: with our own blocks, padding and strides cannot overflow.
     blocking mine = inner_;
     mine.order = b.order;
     if (!(mine == b)) return false;
+    const dims padded = padded_dims(b, dims_);
+    const dims expected = strides.empty() ? outer_strides(b, padded) : strides;
+    if (expected.size() != get_ndims() || padded != padded_dims_) return false;
     for (int d = 0; d < get_ndims(); ++d) {
       if (dims_[d] == 1 && padded_dims_[d] == 1) continue;
       if (expected[d] != -1 && expected[d] != strides_[d]) return false;

@@ -16,7 +16,7 @@ constexpr dims padded_dims(const blocking& b, const dims& d) {
   dims padded = d;
   for (int i = 0; i < d.size(); ++i) {
     const dim block = b.block_of(i);
-    padded[i] = (d[i] + block - 1) / block * block;
+    padded[i] = (d[i] + (block - 1)) / block * block;  // no overflow for unblocked dims up to 2^63 - 1
   }
   return padded;
 }
