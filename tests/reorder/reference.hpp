@@ -1,0 +1,119 @@
+// A reference reorder for tests: element by element over logical indices, through the
+// scalar definition of each conversion, with zeros in the destination's padding. It
+// shares no code with the plan (no lowering, no nests, no kernels).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <memfmt/memfmt.hpp>
+#include <memfmt/reorder/reorder.hpp>
+
+namespace memfmt_test {
+
+using memfmt::data_type;
+using memfmt::desc;
+using memfmt::dim;
+using memfmt::dims;
+
+template <class F>
+void for_each_index(const dims& extents, F&& f) {
+  for (dim e : extents)
+    if (e == 0) return;
+  const int n = extents.size();
+  dims index = dims::filled(n, 0);
+  for (;;) {
+    f(index);
+    int k = n - 1;
+    for (; k >= 0; --k) {
+      if (++index[k] < extents[k]) break;
+      index[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+// Row-major index of `index` over the dims of `mask`.
+inline dim masked_row_major(const dims& extents, const dims& index, int mask) {
+  dim k = 0;
+  for (int d = 0; d < extents.size(); ++d)
+    if ((mask >> d & 1) != 0) k = k * extents[d] + index[d];
+  return k;
+}
+
+// Bytes from the data handle to the end of the last element or padding element of `d`
+// (views included, whose get_size() is 0 as in oneDNN).
+inline std::size_t bytes_spanned(const desc& d) {
+  dim last = -1;
+  for_each_index(d.get_padded_dims(), [&](const dims& i) {
+    const dim at = memfmt::detail::padded_offset(d, i);
+    if (at > last) last = at;
+  });
+  const std::size_t data = static_cast<std::size_t>(last + 1) * memfmt::data_type_size(d.get_data_type());
+  return d.get_size() > data ? d.get_size() : data;
+}
+
+// The reference of `reorder(src, dst, attr).execute(s, d)`.
+inline void reference_reorder(const desc& src, const desc& dst, const memfmt::reorder_attr& attr, const void* s, void* d) {
+  const std::size_t ssize = memfmt::data_type_size(src.get_data_type());
+  const std::size_t dsize = memfmt::data_type_size(dst.get_data_type());
+  auto* out = static_cast<unsigned char*>(d);
+  // padding first: every padded position outside the dims
+  memfmt::zero_padding(dst, d);
+  memfmt::detail::conversion c;
+  c.src = src.get_data_type();
+  c.dst = dst.get_data_type();
+  c.beta = attr.sum_beta;
+  c.src_zero_point = attr.src_zero_point;
+  c.dst_zero_point = attr.dst_zero_point;
+  if ((dst.get_extra().flags & memfmt::extra_flags::scale_adjust) != 0) c.alpha = dst.get_extra().scale_adjust;
+  const bool per_element = (!attr.src_scales.empty() && attr.src_scales.mask != 0) ||
+                           (!attr.dst_scales.empty() && attr.dst_scales.mask != 0);
+  for_each_index(src.get_dims(), [&](const dims& i) {
+    memfmt::detail::conversion e = c;
+    float scale = 1.f;
+    const float ss = attr.src_scales.empty() ? 1.f
+                                             : attr.src_scales.values[static_cast<std::size_t>(
+                                                   masked_row_major(src.get_dims(), i, attr.src_scales.mask))];
+    const float ds = attr.dst_scales.empty() ? 1.f
+                                             : attr.dst_scales.values[static_cast<std::size_t>(
+                                                   masked_row_major(src.get_dims(), i, attr.dst_scales.mask))];
+    scale = ds == 1.f ? ss : ss / ds;
+    if (per_element) {
+      e.scales = &scale;
+    } else {
+      e.alpha = c.alpha * scale;
+    }
+    memfmt::detail::convert_element(e, static_cast<const unsigned char*>(s) + src.offset(i) * ssize,
+                                    out + dst.offset(i) * dsize, e.scales);
+  });
+}
+
+// Random bytes that are valid and interesting values of `dt` (NaN, Inf, negative zero,
+// subnormals, large integers, values near rounding ties).
+inline void fill_random(data_type dt, void* p, std::size_t bytes, std::mt19937& rng) {
+  auto* b = static_cast<unsigned char*>(p);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> real(-300.f, 300.f);
+  const std::size_t size = memfmt::data_type_size(dt);
+  for (std::size_t k = 0; k + size <= bytes; k += size) {
+    const int pick = static_cast<int>(rng() % 16);
+    if (dt == data_type::f32 && pick < 12) {
+      float v = real(rng);
+      if (pick == 0) v = std::nanf("");
+      if (pick == 1) v = -0.f;
+      if (pick == 2) v = 1e30f;
+      if (pick == 3) v = 2.5f;  // a tie
+      if (pick == 4) v = -3.5f;
+      if (pick == 5) v = 1e-40f;  // subnormal
+      if (pick == 6) v = 70000.f;  // f16 overflow
+      std::memcpy(b + k, &v, 4);
+      continue;
+    }
+    for (std::size_t j = 0; j < size; ++j) b[k + j] = static_cast<unsigned char>(byte(rng));
+  }
+}
+
+}  // namespace memfmt_test

@@ -1,0 +1,204 @@
+// memfmt::reorder against the element-by-element reference: every tag pair of a set of
+// layouts on small shapes, every data-type pair, views, attributes, padding, guard bytes
+// past the destination, thread counts, and errors.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference.hpp"
+
+using namespace memfmt_test;
+using memfmt::reorder;
+using memfmt::reorder_attr;
+
+namespace {
+
+constexpr std::size_t guard = 64;  // bytes after the destination that must stay untouched
+
+// Runs the reorder and the reference on the same random source and the same random
+// destination (for beta), and requires identical bytes, guard included.
+void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std::uint32_t seed = 1) {
+  std::mt19937 rng(seed);
+  const std::size_t src_bytes = bytes_spanned(src), dst_bytes = bytes_spanned(dst);
+  // exact sizes: AddressSanitizer sees any read past the source; the guard catches writes past the destination
+  std::vector<unsigned char> s(std::max<std::size_t>(src_bytes, 1)), expected(dst_bytes + guard), actual;
+  fill_random(src.get_data_type(), s.data(), s.size(), rng);
+  fill_random(dst.get_data_type(), expected.data(), expected.size(), rng);
+  actual = expected;
+  reference_reorder(src, dst, attr, s.data(), expected.data());
+  const reorder r(src, dst, attr);
+  r.execute(s.data(), actual.data());
+  if (actual != expected) {
+    std::size_t first = 0;
+    while (actual[first] == expected[first]) ++first;
+    FAIL("reorder " << src.str() << " " << memfmt::describe(src) << " -> " << dst.str() << " " << memfmt::describe(dst)
+                    << ": first differing byte " << first << " (element " << first / memfmt::data_type_size(dst.get_data_type())
+                    << "), got " << int(actual[first]) << ", expected " << int(expected[first]) << "; "
+                    << r.nests().size() << " nests" << (r.is_elementwise() ? ", element-wise" : ""));
+  }
+}
+
+const char* const tags4[] = {"nchw", "nhwc", "chwn", "nChw4c", "nChw8c", "nChw16c", "NChw16n16c", "NChw32n32c",
+                             "OIhw16i16o", "OIhw4i16o4i", "OIhw8i8o", "IOhw16o16i", "OIhw2i8o4i", "Acdb32a", "ABcd8b16a2b",
+                             "aBCd2b4c2b", "Abcd3a", "aBcd5b", "cdba", "bacd"};
+
+const data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16, data_type::s32, data_type::s8, data_type::u8};
+
+}  // namespace
+
+TEST_CASE("every pair of layouts, small shapes, f32", "[reorder]") {
+  std::mt19937 rng(7);
+  for (const char* a : tags4)
+    for (const char* b : tags4) {
+      const dims shape{static_cast<dim>(rng() % 19 + 1), static_cast<dim>(rng() % 37 + 1), static_cast<dim>(rng() % 3 + 1),
+                       static_cast<dim>(rng() % 4 + 1)};
+      INFO(a << " -> " << b);
+      check(desc(shape, data_type::f32, a), desc(shape, data_type::f32, b));
+    }
+}
+
+TEST_CASE("every pair of data types", "[reorder]") {
+  for (data_type from : all_types)
+    for (data_type to : all_types) {
+      INFO(memfmt::to_string(from) << " -> " << memfmt::to_string(to));
+      const dims shape{2, 19, 3, 5};
+      check(desc(shape, from, "nchw"), desc(shape, to, "nchw"));            // contiguous
+      check(desc(shape, from, "nchw"), desc(shape, to, "nChw16c"));         // transpose, padding
+      check(desc(shape, from, "nChw8c"), desc(shape, to, "nhwc"));          // from padding
+      check(desc({67, 130}, from, "ab"), desc({67, 130}, to, "ba"));         // large 2-D transpose
+      check(desc({1000}, from, "a"), desc({1000}, to, "a"));                 // long rows, vector tails
+    }
+}
+
+TEST_CASE("larger random shapes and tag pairs", "[reorder]") {
+  std::mt19937 rng(11);
+  for (int t = 0; t < 60; ++t) {
+    const char* a = tags4[rng() % std::size(tags4)];
+    const char* b = tags4[rng() % std::size(tags4)];
+    const data_type from = all_types[rng() % 6], to = all_types[rng() % 6];
+    const dims shape{static_cast<dim>(rng() % 5 + 1), static_cast<dim>(rng() % 100 + 1), static_cast<dim>(rng() % 9 + 1),
+                     static_cast<dim>(rng() % 17 + 1)};
+    INFO(a << " -> " << b << " " << memfmt::to_string(from) << " -> " << memfmt::to_string(to));
+    check(desc(shape, from, a), desc(shape, to, b), {}, static_cast<std::uint32_t>(t));
+  }
+}
+
+TEST_CASE("other ranks: 1 to 6 dims and 12", "[reorder]") {
+  check(desc({33}, data_type::f32, "a"), desc({33}, data_type::s8, "A16a"));
+  check(desc({5, 70}, data_type::bf16, "ab"), desc({5, 70}, data_type::bf16, "BA16a64b"));
+  check(desc({70, 130}, data_type::f32, "ab"), desc({70, 130}, data_type::f32, "BA16a64b"));
+  check(desc({3, 17, 9}, data_type::f32, "ncw"), desc({3, 17, 9}, data_type::f32, "nCw16c"));
+  check(desc({2, 17, 3, 4, 5}, data_type::f32, "ncdhw"), desc({2, 17, 3, 4, 5}, data_type::f32, "nCdhw8c"));
+  check(desc({2, 17, 33, 3, 4, 5}, data_type::f32, "goidhw"), desc({2, 17, 33, 3, 4, 5}, data_type::s8, "gOIdhw4i16o4i"));
+  const dims twelve{2, 1, 3, 2, 1, 2, 3, 1, 2, 2, 3, 2};
+  check(desc(twelve, data_type::f32, "abcdefghijkl"), desc(twelve, data_type::f32, "lkjihgfedcba"));
+  check(desc(twelve, data_type::s8, "abcdefghijkl"), desc(twelve, data_type::s8, "aBcdefghijkl4b"));
+}
+
+TEST_CASE("strided and submemory views", "[reorder]") {
+  const dims shape{2, 5, 4, 3};
+  // gaps between dims, both sides
+  const desc gappy(shape, data_type::f32, dims{200, 40, 9, 2});
+  check(gappy, desc(shape, data_type::f32, "nChw8c"));
+  check(desc(shape, data_type::s8, "nhwc"), desc(shape, data_type::s8, dims{300, 1, 70, 7}));
+  // broadcast source (stride 0)
+  check(desc(shape, data_type::f32, dims{0, 12, 3, 1}), desc(shape, data_type::f32, "nhwc"));
+  // a view of channels 16..31 of a blocked tensor, into a plain tensor and back
+  const desc parent({2, 40, 3, 3}, data_type::f32, "nChw16c");
+  const desc view = parent.submemory_desc({2, 16, 3, 3}, {0, 16, 0, 0});
+  check(view, desc({2, 16, 3, 3}, data_type::f32, "nchw"));
+  check(desc({2, 16, 3, 3}, data_type::bf16, "nhwc"), view);
+  check(desc({2, 16, 3, 3}, data_type::f32, "nhwc"), view);
+  // the right border view owns padding: it is written as zeros
+  const desc tail = parent.submemory_desc({1, 8, 3, 3}, {1, 32, 0, 0});
+  check(desc({1, 8, 3, 3}, data_type::f32, "nchw"), tail);
+}
+
+TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
+  const dims shape{3, 19, 2, 5};
+  reorder_attr common;
+  common.src_scales = {0, {0.37f}};
+  check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "nChw16c"), common);
+  common.dst_scales = {0, {1.9f}};
+  check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::u8, "nhwc"), common);
+
+  reorder_attr per_channel;
+  per_channel.src_scales.mask = 1 << 1;
+  for (int c = 0; c < 19; ++c) per_channel.src_scales.values.push_back(0.5f + 0.25f * c);
+  check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "nChw16c"), per_channel);
+  check(desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::s8, "nChw8c"), per_channel);
+  per_channel.dst_scales.mask = (1 << 0) | (1 << 1);
+  for (int k = 0; k < 3 * 19; ++k) per_channel.dst_scales.values.push_back(1.f + 0.125f * (k % 7));
+  check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::bf16, "NChw16n16c"), per_channel);
+
+  reorder_attr zero_points;
+  zero_points.src_zero_point = 3;
+  zero_points.dst_zero_point = -7;
+  check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s8, "nhwc"), zero_points);
+  check(desc(shape, data_type::s32, "nhwc"), desc(shape, data_type::f32, "nChw16c"), zero_points);
+
+  reorder_attr sum;
+  sum.sum_beta = 0.5f;
+  check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::f32, "nChw16c"), sum);
+  sum.src_scales = {0, {2.f}};
+  sum.dst_zero_point = 1;
+  check(desc(shape, data_type::s8, "nchw"), desc(shape, data_type::s8, "nchw"), sum);
+}
+
+TEST_CASE("results do not depend on threads", "[reorder][threads]") {
+  const desc src({4, 71, 9, 9}, data_type::f32, "nchw"), dst({4, 71, 9, 9}, data_type::bf16, "nChw16c");
+  std::vector<float> s(src.get_size() / 4);
+  std::mt19937 rng(3);
+  fill_random(data_type::f32, s.data(), src.get_size(), rng);
+  std::vector<unsigned char> one(dst.get_size(), 1), many(dst.get_size(), 2), custom(dst.get_size(), 3);
+  reorder_attr single;
+  single.threads = 1;
+  reorder(src, dst, single).execute(s.data(), one.data());
+  reorder_attr all;
+  all.threads = 0;
+  reorder(src, dst, all).execute(s.data(), many.data());
+  // a caller's parallel_for that runs chunks in reverse order, one element at a time
+  reorder(src, dst).execute(s.data(), custom.data(), [](dim count, const std::function<void(dim, dim)>& body) {
+    for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
+  });
+  REQUIRE(one == many);
+  REQUIRE(one == custom);
+}
+
+TEST_CASE("zero-volume tensors touch nothing", "[reorder]") {
+  const desc src({2, 0, 3}, data_type::f32, "abc"), dst({2, 0, 3}, data_type::s8, "acb");
+  const reorder r(src, dst);
+  r.execute(nullptr, nullptr);  // no element: no pointer is read
+  unsigned char sentinel = 0x5A;
+  r.execute(&sentinel, &sentinel);
+  REQUIRE(sentinel == 0x5A);
+}
+
+TEST_CASE("bad input is rejected at plan time with a clear error", "[reorder][errors]") {
+  const desc a({2, 3, 4, 5}, data_type::f32, "nchw");
+  REQUIRE_THROWS_WITH(reorder(a, desc({2, 3, 4, 6}, data_type::f32, "nchw")), Catch::Contains("dims differ"));
+  REQUIRE_THROWS_WITH(reorder(a, desc::any({2, 3, 4, 5}, data_type::f32)), Catch::Contains("format_kind::any"));
+  REQUIRE_THROWS_WITH(reorder(desc(), a), Catch::Contains("zero descriptor"));
+  REQUIRE_THROWS_WITH(reorder(a, desc({2, 3, 4, 5}, data_type::f32, dims{60, 20, 0, 1})), Catch::Contains("stride 0"));
+  reorder_attr wrong;
+  wrong.src_scales = {1 << 1, {1.f, 2.f}};
+  REQUIRE_THROWS_WITH(reorder(a, a, wrong), Catch::Contains("need 3 values"));
+  wrong.src_scales = {1 << 5, {1.f}};
+  REQUIRE_THROWS_WITH(reorder(a, a, wrong), Catch::Contains("mask"));
+  const reorder r(a, a);
+  float buffer[120] = {};
+  REQUIRE_THROWS_WITH(r.execute(nullptr, buffer), Catch::Contains("null source"));
+  REQUIRE_THROWS_WITH(r.execute(buffer, nullptr), Catch::Contains("null destination"));
+}
+
+TEST_CASE("memory-to-memory reorders", "[reorder]") {
+  const desc src({2, 17, 3, 3}, data_type::f32, "nchw"), dst({2, 17, 3, 3}, data_type::f32, "nChw16c");
+  memfmt::memory from(src), to(dst);
+  for_each_index(src.get_dims(), [&](const dims& i) { from.at<float>(i) = static_cast<float>(i[1] * 10 + i[3]); });
+  reorder(from, to).execute(from, to);
+  for_each_index(src.get_dims(), [&](const dims& i) { REQUIRE(to.at<float>(i) == static_cast<float>(i[1] * 10 + i[3])); });
+  REQUIRE_THROWS_WITH(reorder(from, to).execute(to, from), Catch::Contains("not the planned ones"));
+}
