@@ -2,8 +2,9 @@
 // I (src stride 1) form a 2-D block; V x V tiles (V = u32 lanes: 4, 8, 16) are
 // loaded as V source rows, transposed in registers as 32-bit lanes and stored
 // as V destination rows. 16- and 8-bit elements are widened to 32-bit lanes
-// for the transpose; converting reorders transpose the f32 values and run
-// stage B on the destination rows. Edges that do not fill a tile run the scalar
+// for the transpose; converting reorders run stage A on the source rows,
+// transpose the f32 values and run stage B on the destination rows (one
+// transpose instantiation serves every type pair). Edges that do not fill a tile run the scalar
 // strided rows.
 //
 // Compiled once per target by pass-inl.h.
@@ -126,21 +127,7 @@ void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim
   for (std::size_t k = 0; k < tile_lanes; ++k) store_bits<kSize>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
 }
 
-/// A converting tile's first half: tile_lanes source rows of type S as f32,
-/// transposed into `tile` (row k holds destination row k).
-template <data_type S>
-void load_tile_f32(const std::byte* src, dim src_row, float* HWY_RESTRICT tile) {
-  const DF df;
-  const DU du;
-  constexpr auto size = static_cast<dim>(sizeof(storage_t<S>));
-  VU r[tile_lanes];
-  for (std::size_t k = 0; k < tile_lanes; ++k) r[k] = hn::BitCast(du, load_f32<S>(src + static_cast<dim>(k) * src_row * size));
-  transpose_tile<tile_lanes>(r);
-  for (std::size_t k = 0; k < tile_lanes; ++k) hn::Store(hn::BitCast(df, r[k]), df, tile + k * tile_lanes);
-}
-
 using tile_plain_fn = void (*)(const std::byte*, dim, std::byte*, dim);
-using load_tile_fn = void (*)(const std::byte*, dim, float*);
 
 inline const float* advance_scales(const float* scales, dim offset) {
   return scales != nullptr ? scales + offset : nullptr;
@@ -151,8 +138,8 @@ struct transpose_kernel {
   const conversion* cvt;
   bool plain;
   std::size_t src_size, dst_size;
-  tile_plain_fn tile_plain = nullptr;
-  load_tile_fn load_tile = nullptr;
+  tile_plain_fn tile_plain = nullptr;  ///< plain copies: the whole tile in registers
+  to_f32_row_fn to_f32 = nullptr;      ///< conversions: source rows -> f32, then one f32 transpose
   store_row_fn store = nullptr;
 
   explicit transpose_kernel(const nest& n)
@@ -166,7 +153,8 @@ struct transpose_kernel {
         if (dst_size == 2) tile_plain = &transpose_tile_plain<2>;
         if (dst_size == 1) tile_plain = &transpose_tile_plain<1>;
       } else {
-        load_tile = visit_data_type(n.cvt.src, []<data_type S>() -> load_tile_fn { return &load_tile_f32<S>; });
+        tile_plain = &transpose_tile_plain<4>;
+        to_f32 = pick_to_f32_row(n.cvt.src);
         store = pick_store_row(n.cvt.dst);
       }
     }
@@ -185,13 +173,14 @@ struct transpose_kernel {
   /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
   void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
     constexpr auto V = static_cast<dim>(tile_lanes);
-    if (tile_plain == nullptr && load_tile == nullptr) {
+    if (tile_plain == nullptr) {
       scalar_part(src, dst, scales, J, I, 0, J.extent, 0, I.extent);
       return;
     }
     const dim j_full = J.extent - J.extent % V;
     const dim i_full = I.extent - I.extent % V;
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    HWY_ALIGN float staged[tile_lanes * tile_lanes];
     HWY_ALIGN float tile[tile_lanes * tile_lanes];
     for (dim j0 = 0; j0 < j_full; j0 += V) {
       for (dim i0 = 0; i0 < i_full; i0 += V) {
@@ -201,7 +190,14 @@ struct transpose_kernel {
           tile_plain(s, J.src_stride, d, I.dst_stride);
           continue;
         }
-        load_tile(s, J.src_stride, tile);
+        // Converting: the source rows as f32 (staged unless they are f32
+        // already), transposed as 32-bit lanes, then stage B on each dst row.
+        if (cvt->src == data_type::f32) {
+          tile_plain(s, J.src_stride, reinterpret_cast<std::byte*>(tile), V);
+        } else {
+          for (dim k = 0; k < V; ++k) to_f32(s + k * J.src_stride * ssz, staged + k * V, V);
+          tile_plain(reinterpret_cast<const std::byte*>(staged), V, reinterpret_cast<std::byte*>(tile), V);
+        }
         for (dim k = 0; k < V; ++k) {
           const row_params p{cvt, advance_scales(scales, j0 * J.scale_stride + (i0 + k) * I.scale_stride),
                              J.scale_stride, false};

@@ -1,0 +1,160 @@
+// The scalar reference conversion against oneDNN's own reorder, element by
+// element, for every type pair oneDNN 2.6's CPU reorder supports, with output
+// scales (common and per element), zero points and the sum post-op (beta).
+// Inputs are finite and within the int32 range.
+//
+// Known differences, checked below so that a change in oneDNN shows up:
+// - with both beta and a dst zero point, oneDNN 2.6 computes
+//   (alpha * x + dst_zp) + beta * dst; memfmt follows oneDNN v3's documented
+//   (alpha * x + beta * dst) + dst_zp. They differ in the last f32 bit of the
+//   sum now and then, so an integer result can differ by one.
+// - oneDNN 2.6's JIT reorder without scales does not saturate f32 >= 2^31 into
+//   s32/s8/u8 (it yields the conversion's "indefinite" INT_MIN); memfmt
+//   saturates (hence the int32 range of the inputs).
+
+#if MEMFMT_HAVE_ONEDNN
+#include <catch2/catch.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <memfmt/reorder/kernel/convert_scalar.hpp>
+
+namespace {
+
+using memfmt::data_type;
+using memfmt::detail::conversion;
+
+dnnl::memory::data_type to_onednn(data_type dt) {
+  switch (dt) {
+    case data_type::f32: return dnnl::memory::data_type::f32;
+    case data_type::bf16: return dnnl::memory::data_type::bf16;
+    case data_type::f16: return dnnl::memory::data_type::f16;
+    case data_type::s32: return dnnl::memory::data_type::s32;
+    case data_type::s8: return dnnl::memory::data_type::s8;
+    case data_type::u8: return dnnl::memory::data_type::u8;
+    case data_type::undef: break;
+  }
+  return dnnl::memory::data_type::undef;
+}
+
+bool is_int(data_type dt) { return dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8; }
+
+struct outcome {
+  bool supported = false;
+  int differ = 0;
+  int total = 0;
+};
+
+/// Converts n random elements S -> D with memfmt's reference and with oneDNN.
+/// @param per_element_scales  scales[k] per element (oneDNN mask 1), else alpha only
+/// @param wide  the magnitude of every fourth value
+outcome compare(conversion c, bool per_element_scales, std::mt19937& rng, float wide_magnitude = 3e5f) {
+  constexpr int n = 3000;
+  const std::size_t ssz = memfmt::data_type_size(c.src), dsz = memfmt::data_type_size(c.dst);
+  std::vector<std::byte> src(n * ssz), dst_old(n * dsz);
+  std::vector<float> scales;
+  std::uniform_real_distribution<float> wide(-wide_magnitude, wide_magnitude), narrow(-300.f, 300.f);
+  for (int k = 0; k < n; ++k) {
+    float v = k % 4 == 0 ? wide(rng) : narrow(rng);
+    if (k % 5 == 0) v = static_cast<float>(static_cast<int>(v)) + 0.5f;  // ties
+    memfmt::detail::store_from_f32(c.src, v, src.data() + k * ssz);
+    memfmt::detail::store_from_f32(c.dst, narrow(rng), dst_old.data() + k * dsz);
+  }
+  if (per_element_scales) {
+    scales.resize(n);
+    for (float& s : scales) s = std::uniform_real_distribution<float>(-2.f, 2.f)(rng);
+    c.scales = scales.data();
+  }
+
+  outcome out;
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  const dnnl::memory::desc src_md({n}, to_onednn(c.src), dnnl::memory::format_tag::a);
+  const dnnl::memory::desc dst_md({n}, to_onednn(c.dst), dnnl::memory::format_tag::a);
+  dnnl::primitive_attr attr;
+  if (per_element_scales) {
+    attr.set_output_scales(1, scales);
+  } else if (c.alpha != 1.f) {
+    attr.set_output_scales(0, {c.alpha});
+  }
+  if (c.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {c.src_zero_point});
+  if (c.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {c.dst_zero_point});
+  if (c.beta != 0.f) {
+    dnnl::post_ops ops;
+    ops.append_sum(c.beta);
+    attr.set_post_ops(ops);
+  }
+  dnnl::reorder::primitive_desc pd;
+  try {
+    pd = dnnl::reorder::primitive_desc(engine, src_md, engine, dst_md, attr);
+  } catch (const dnnl::error&) {
+    return out;  // oneDNN has no reorder for this pair / attribute set
+  }
+  out.supported = true;
+  std::vector<std::byte> theirs = dst_old, ours = dst_old;
+  dnnl::memory src_mem(src_md, engine, src.data()), dst_mem(dst_md, engine, theirs.data());
+  dnnl::reorder(pd).execute(stream, src_mem, dst_mem);
+  stream.wait();
+  for (int k = 0; k < n; ++k) {
+    memfmt::detail::convert_element(c, src.data() + k * ssz, ours.data() + k * dsz,
+                                    per_element_scales ? &scales[k] : nullptr);
+    out.differ += std::memcmp(ours.data() + k * dsz, theirs.data() + k * dsz, dsz) != 0;
+  }
+  out.total = n;
+  return out;
+}
+
+constexpr data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16,
+                                   data_type::s32, data_type::s8,   data_type::u8};
+
+}  // namespace
+
+TEST_CASE("memfmt's conversion equals oneDNN's reorder on every pair oneDNN supports", "[convert][onednn]") {
+  std::mt19937 rng(17);
+  int supported = 0;
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      // alpha only; alpha and beta; zero points (oneDNN: integer tensors only); per-element scales.
+      for (int mode = 0; mode < 5; ++mode) {
+        conversion c;
+        c.src = s;
+        c.dst = d;
+        c.alpha = mode == 0 ? 1.f : 0.37f;
+        if (mode == 2) c.beta = 0.75f;
+        if (mode == 3) {
+          c.src_zero_point = is_int(s) ? 3 : 0;
+          c.dst_zero_point = is_int(d) ? -5 : 0;
+        }
+        if (mode == 4) c.alpha = 1.f;
+        const outcome o = compare(c, mode == 4, rng);
+        if (!o.supported) continue;
+        ++supported;
+        INFO(memfmt::to_string(s) << " -> " << memfmt::to_string(d) << " mode " << mode);
+        CHECK(o.differ == 0);
+      }
+    }
+  }
+  CHECK(supported >= 60);
+}
+
+TEST_CASE("oneDNN 2.6 adds the dst zero point before beta * dst; memfmt after", "[convert][onednn]") {
+  std::mt19937 rng(18);
+  conversion c;
+  c.src = data_type::f32;
+  c.dst = data_type::s32;
+  c.alpha = 0.37f;
+  c.beta = 0.37f;
+  c.dst_zero_point = -5;
+  const outcome both = compare(c, false, rng, 4e7f);  // large sums: their last bit is >= 1
+  REQUIRE(both.supported);
+  CHECK(both.differ > 0);  // if this fails, oneDNN now follows the v3 order too: drop this note
+  c.dst_zero_point = 0;
+  CHECK(compare(c, false, rng, 4e7f).differ == 0);
+}
+
+#else
+int main() { return 77; }  // oneDNN not available: skipped
+#endif
