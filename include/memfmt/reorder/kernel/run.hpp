@@ -12,6 +12,12 @@
 /// compiled with the same flags (translation units compiled with different
 /// -m flags may compile different target sets; do not mix those in one program).
 /// Link Highway's library (CMake target hwy::hwy) for its CPU detection.
+///
+/// Compiling the kernels costs seconds per translation unit. A program may
+/// instead compile them once: define MEMFMT_KERNELS_EXTERN in every
+/// translation unit (then this header only declares run_nest), and also
+/// MEMFMT_KERNELS_IMPLEMENTATION in exactly one of them (which defines it).
+/// All translation units of a program must agree on MEMFMT_KERNELS_EXTERN.
 
 #include <array>
 #include <cstddef>
@@ -23,6 +29,23 @@
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
+
+#if defined(MEMFMT_KERNELS_EXTERN) && !defined(MEMFMT_KERNELS_IMPLEMENTATION)
+
+namespace memfmt::detail {
+// Defined in the translation unit that defines MEMFMT_KERNELS_IMPLEMENTATION;
+// see the definitions below for the contracts.
+void run_nest(const nest& n, const void* src, void* dst, dim begin, dim end);
+std::int64_t kernel_target_now();
+}  // namespace memfmt::detail
+
+#else
+
+#if defined(MEMFMT_KERNELS_EXTERN)
+#define MEMFMT_KERNEL_API
+#else
+#define MEMFMT_KERNEL_API inline
+#endif
 
 // The per-target passes; defines memfmt::detail::memfmt_N_<TARGET>::run_nest_target.
 #include "memfmt/reorder/kernel/foreach_target.hpp"
@@ -131,16 +154,20 @@ inline void run_nest_choose(const nest& n, const void* src, void* dst, dim begin
 /// Thread-safe; every target produces bit-identical results.
 /// @pre 0 <= begin <= end <= n.outer_count(); every element offset reached is
 ///      inside the src and dst buffers (and `scales`); src may be null for zero_fill
-inline void run_nest(const nest& n, const void* src, void* dst, dim begin, dim end) {
+MEMFMT_KERNEL_API void run_nest(const nest& n, const void* src, void* dst, dim begin, dim end) {
   kernel_table[hwy::GetChosenTarget().GetIndex()].run(n, src, dst, begin, end);
 }
 
 /// The Highway target (e.g. HWY_AVX3) whose kernels run_nest uses now; for
 /// tests and diagnostics (hwy::TargetName gives its name).
-inline std::int64_t kernel_target_now() {
+MEMFMT_KERNEL_API std::int64_t kernel_target_now() {
   hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
   if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
   return kernel_table[chosen.GetIndex()].target;
 }
 
 }  // namespace memfmt::detail
+
+#undef MEMFMT_KERNEL_API
+
+#endif  // MEMFMT_KERNELS_EXTERN && !MEMFMT_KERNELS_IMPLEMENTATION

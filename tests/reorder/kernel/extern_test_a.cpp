@@ -1,0 +1,23 @@
+// MEMFMT_KERNELS_EXTERN: this translation unit only declares run_nest (no
+// kernels compiled here); extern_test_b.cpp compiles them once for the program.
+
+#define MEMFMT_KERNELS_EXTERN
+#include <memfmt/reorder/kernel/run.hpp>
+
+#ifdef MEMFMT_KERNEL_COMPILED
+#error "MEMFMT_KERNELS_EXTERN must not compile the kernels"
+#endif
+
+#include <catch2/catch.hpp>
+
+#include "memfmt_check.hpp"
+
+TEST_CASE("with MEMFMT_KERNELS_EXTERN one translation unit compiles the kernels for all", "[kernel][link]") {
+  CHECK(memfmt_test::memfmt_transpose_ok());
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    CHECK(memfmt::detail::kernel_target_now() != 0);
+    CHECK(memfmt_test::memfmt_transpose_ok());
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
