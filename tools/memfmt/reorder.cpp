@@ -373,6 +373,38 @@ struct outcome {
   bool checked = false, mismatch = false, failed = false;
 };
 
+/// The first logical element (row-major) where memfmt and oneDNN differ, with its
+/// inputs, so that a mismatch can be reproduced by hand.
+void print_first_difference(const problem& p, const unsigned char* src, const unsigned char* initial,
+                            const unsigned char* mine, const unsigned char* theirs) {
+  const int n = p.dst.get_ndims();
+  const dims shape = p.dst.get_dims();
+  if (p.dst.has_zero_dim()) return;
+  const std::size_t ssize = memfmt::data_type_size(p.src.get_data_type()), dsize = memfmt::data_type_size(p.dst.get_data_type());
+  dims index = dims::filled(n, 0);
+  for (;;) {
+    const auto at = static_cast<std::size_t>(p.dst.offset(index)) * dsize;
+    if (std::memcmp(mine + at, theirs + at, dsize) != 0) {
+      const auto from = static_cast<std::size_t>(p.src.offset(index)) * ssize;
+      const auto value = [](memfmt::data_type dt, const unsigned char* x) {
+        return static_cast<double>(memfmt::detail::load_as_f32(dt, x));
+      };
+      std::printf("          first logical difference at (%s): src %.9g, dst before %.9g; memfmt %.9g, oneDNN %.9g\n",
+                  dims_text(index, ',').c_str(), value(p.src.get_data_type(), src + from),
+                  value(p.dst.get_data_type(), initial + at), value(p.dst.get_data_type(), mine + at),
+                  value(p.dst.get_data_type(), theirs + at));
+      return;
+    }
+    int k = n - 1;
+    for (; k >= 0; --k) {
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+    if (k < 0) break;
+  }
+  std::printf("          the logical elements agree: the difference is in the padding or the compensation\n");
+}
+
 outcome run(const problem& p, int number) {
   outcome result;
   std::printf("[%d] %s\n", number, p.repro.c_str());
@@ -442,6 +474,7 @@ outcome run(const problem& p, int number) {
         std::printf("    check MISMATCH: %zu of %zu elements differ from oneDNN %s (%s); first at element %zu "
                     "(byte %zu)\n",
                     count, dst_bytes / esize, mb::onednn_version().c_str(), dnn->impl().c_str(), first / esize, first);
+        print_first_difference(p, src.data(), initial.data(), out.data(), ref.data());
       }
     } else {
       std::printf("    check skipped: no oneDNN reorder to compare with\n");
