@@ -23,12 +23,21 @@ template <class T>
 concept static_extent = requires { std::integral_constant<dim, static_cast<dim>(T::value)>{}; };
 
 /// Instantiated only when a layout is not the one expected; the compiler's error names
-/// this type, whose arguments are the expected tag and the actual one.
-template <auto Expected, auto Actual>
+/// this type, whose arguments are the expected tag and the actual one, also spelled
+/// letter by letter ("expected" then ' ' then "actual") for compilers that print
+/// strings as numbers.
+template <auto Expected, auto Actual, char... Spelling>
 struct layout_mismatch {
-  static_assert(Expected == Actual, "memfmt: layout mismatch: see layout_mismatch<expected tag, actual tag>");
+  static_assert(Expected == Actual, "memfmt: layout mismatch: see layout_mismatch<expected tag, actual tag, spelling...>");
   static constexpr bool value = true;
 };
+
+namespace detail {
+template <auto Expected, auto Actual, std::size_t... E, std::size_t... A>
+constexpr bool report_layout_mismatch(std::index_sequence<E...>, std::index_sequence<A...>) {
+  return layout_mismatch<Expected, Actual, Expected.name()[E]..., ' ', Actual.name()[A]...>::value;
+}
+}  // namespace detail
 
 /// A layout of `Tag` with extents `Extents...`, each a number or `dynamic_extent`.
 /// @pre sizeof...(Extents) == Tag's ndims, static extents >= 0
@@ -93,7 +102,9 @@ class static_layout {
   /// Fails to compile, naming both tags, unless this layout is `Expected`'s.
   template <auto Expected>
   static constexpr bool require_tag() {
-    if constexpr (!(Expected == Tag)) return layout_mismatch<Expected, Tag>::value;
+    if constexpr (!(Expected == Tag))
+      return detail::report_layout_mismatch<Expected, Tag>(std::make_index_sequence<Expected.name().size()>{},
+                                                           std::make_index_sequence<Tag.name().size()>{});
     return true;
   }
 
@@ -109,18 +120,26 @@ class static_layout {
   static constexpr std::array<dim_terms, sizeof...(Extents)> static_terms = [] {
     std::array<dim_terms, sizeof...(Extents)> terms{};
     if constexpr (is_static) {
-      const dims strides = outer_strides(layout_blocking, padded_dims(layout_blocking, dims{Extents...}));
       const blocking& b = layout_blocking;
-      dim inner_stride = 1;
-      for (int k = b.inner_nblks - 1; k >= 0; --k) {
-        dim_terms& t = terms[static_cast<std::size_t>(b.inner_idxs[static_cast<std::size_t>(k)])];
-        t.divisor[static_cast<std::size_t>(t.count)] = t.block;
-        t.modulus[static_cast<std::size_t>(t.count)] = b.inner_blks[static_cast<std::size_t>(k)];
-        t.stride[static_cast<std::size_t>(t.count++)] = inner_stride;
-        t.block *= b.inner_blks[static_cast<std::size_t>(k)];
-        inner_stride *= b.inner_blks[static_cast<std::size_t>(k)];
+      const dims strides = outer_strides(b, padded_dims(b, dims{Extents...}));
+      for (std::size_t d = 0; d < terms.size(); ++d) {
+        dim_terms t;
+        dim inner_stride = 1;
+        for (int k = b.inner_nblks - 1; k >= 0; --k) {
+          const auto blk = static_cast<std::size_t>(k);
+          if (static_cast<std::size_t>(b.inner_idxs[blk]) == d) {
+            const auto at = static_cast<std::size_t>(t.count);
+            t.divisor[at] = t.block;
+            t.modulus[at] = b.inner_blks[blk];
+            t.stride[at] = inner_stride;
+            t.block = t.block * b.inner_blks[blk];
+            t.count = t.count + 1;
+          }
+          inner_stride = inner_stride * b.inner_blks[blk];
+        }
+        t.outer_stride = strides[static_cast<int>(d)];
+        terms[d] = t;
       }
-      for (std::size_t d = 0; d < terms.size(); ++d) terms[d].outer_stride = strides[static_cast<int>(d)];
     }
     return terms;
   }();
