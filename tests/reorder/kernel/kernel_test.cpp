@@ -88,6 +88,42 @@ TEST_CASE("zero_fill kernel: every type on every target writes zeros and nothing
   check_cases(make_cases(kernel_kind::zero_fill, 8, 4));
 }
 
+TEST_CASE("narrow transposes (nchw <-> nhwc with 2 to 4 channels) on every target equal the reference", "[kernel]") {
+  std::mt19937_64 rng(8);
+  std::vector<test_case> cases;
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (int k = 0; k < 8; ++k) {
+        test_case tc = make_case(kernel_kind::transpose, s, d, rng);
+        nest& n = tc.n;
+        const dim m = 2 + static_cast<dim>(rng() % 3), spatial = 1 + static_cast<dim>(rng() % 200);
+        const bool to_packed = k % 2 == 0;  // nchw -> nhwc, else nhwc -> nchw
+        const dim batch = 1 + static_cast<dim>(rng() % 2);
+        n.nloops = 3;
+        // J: dst stride 1; I: src stride 1. Packed side: m elements per position.
+        const dim j_extent = to_packed ? m : spatial, i_extent = to_packed ? spatial : m;
+        n.loops[0] = loop{batch, m * spatial, m * spatial, 0};
+        n.loops[1] = loop{j_extent, i_extent, 1, 0};
+        n.loops[2] = loop{i_extent, 1, j_extent, 0};
+        if (!tc.scales.empty()) {  // per channel, or per element
+          tc.scales.assign(static_cast<std::size_t>(batch * m * spatial), 0.f);
+          for (float& v : tc.scales) v = std::uniform_real_distribution<float>(-3.f, 3.f)(rng);
+          const bool per_channel = rng() % 2 == 0;
+          n.loops[0].scale_stride = per_channel ? 0 : m * spatial;
+          n.loops[1].scale_stride = per_channel ? (to_packed ? 1 : 0) : n.loops[1].dst_stride;  // else like dst
+          n.loops[2].scale_stride = per_channel ? (to_packed ? 0 : 1) : n.loops[2].dst_stride;
+        }
+        tc.src.resize(static_cast<std::size_t>(batch * m * spatial) * memfmt::data_type_size(s));
+        fill_random(tc.src, s, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(batch * m * spatial) * memfmt::data_type_size(d));
+        fill_random(tc.dst_init, d, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[kernel]") {
   // The plan should never do this; the kernels fall back to strided rows.
   std::mt19937_64 rng(5);

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
@@ -127,7 +128,76 @@ void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim
   for (std::size_t k = 0; k < tile_lanes; ++k) store_bits<kSize>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
 }
 
+template <std::size_t kSize>
+using uint_of_size = std::conditional_t<kSize == 1, std::uint8_t, std::conditional_t<kSize == 2, std::uint16_t, std::uint32_t>>;
+
+/// Narrow transposes, where one side of the block is 2, 3 or 4 elements wide
+/// and packed (e.g. nchw <-> nhwc with 3 channels): Highway's interleaved
+/// stores and loads do them a whole vector at a time.
+/// Interleave: dst[i * m + j] = src[j * src_row + i] for j < m, i < count;
+/// returns how many i it did (whole vectors; the caller does the rest).
+template <class D>
+HWY_INLINE dim interleave_rows(D d, const hn::TFromD<D>* src, dim src_row, hn::TFromD<D>* dst, dim m, dim count) {
+  const auto N = static_cast<dim>(hn::Lanes(d));
+  dim i = 0;
+  for (; i + N <= count; i += N) {
+    const auto v0 = hn::LoadU(d, src + i);
+    const auto v1 = hn::LoadU(d, src + src_row + i);
+    if (m == 2) {
+      hn::StoreInterleaved2(v0, v1, d, dst + i * 2);
+      continue;
+    }
+    const auto v2 = hn::LoadU(d, src + 2 * src_row + i);
+    if (m == 3) {
+      hn::StoreInterleaved3(v0, v1, v2, d, dst + i * 3);
+      continue;
+    }
+    const auto v3 = hn::LoadU(d, src + 3 * src_row + i);
+    hn::StoreInterleaved4(v0, v1, v2, v3, d, dst + i * 4);
+  }
+  return i;
+}
+
+/// Deinterleave: dst[j + i * dst_row] = src[j * m + i] for i < m, j < count;
+/// returns how many j it did (whole vectors).
+template <class D>
+HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* dst, dim dst_row, dim m, dim count) {
+  const auto N = static_cast<dim>(hn::Lanes(d));
+  dim j = 0;
+  for (; j + N <= count; j += N) {
+    hn::VFromD<D> v0, v1, v2, v3;
+    if (m == 2) {
+      hn::LoadInterleaved2(d, src + j * 2, v0, v1);
+    } else if (m == 3) {
+      hn::LoadInterleaved3(d, src + j * 3, v0, v1, v2);
+    } else {
+      hn::LoadInterleaved4(d, src + j * 4, v0, v1, v2, v3);
+    }
+    hn::StoreU(v0, d, dst + j);
+    hn::StoreU(v1, d, dst + j + dst_row);
+    if (m >= 3) hn::StoreU(v2, d, dst + j + 2 * dst_row);
+    if (m == 4) hn::StoreU(v3, d, dst + j + 3 * dst_row);
+  }
+  return j;
+}
+
+template <std::size_t kSize>
+dim interleave_plain(const std::byte* src, dim src_row, std::byte* dst, dim m, dim count) {
+  using T = uint_of_size<kSize>;
+  return interleave_rows(hn::ScalableTag<T>(), reinterpret_cast<const T*>(src), src_row, reinterpret_cast<T*>(dst), m,
+                         count);
+}
+
+template <std::size_t kSize>
+dim deinterleave_plain(const std::byte* src, std::byte* dst, dim dst_row, dim m, dim count) {
+  using T = uint_of_size<kSize>;
+  return deinterleave_rows(hn::ScalableTag<T>(), reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_row, m,
+                           count);
+}
+
 using tile_plain_fn = void (*)(const std::byte*, dim, std::byte*, dim);
+using interleave_plain_fn = dim (*)(const std::byte*, dim, std::byte*, dim, dim);
+using deinterleave_plain_fn = dim (*)(const std::byte*, std::byte*, dim, dim, dim);
 
 inline const float* advance_scales(const float* scales, dim offset) {
   return scales != nullptr ? scales + offset : nullptr;
@@ -139,6 +209,8 @@ struct transpose_kernel {
   bool plain;
   std::size_t src_size, dst_size;
   tile_plain_fn tile_plain = nullptr;  ///< plain copies: the whole tile in registers
+  interleave_plain_fn interleave = nullptr;
+  deinterleave_plain_fn deinterleave = nullptr;
   to_f32_row_fn to_f32 = nullptr;      ///< conversions: source rows -> f32, then one f32 transpose
   store_row_fn store = nullptr;
 
@@ -149,9 +221,21 @@ struct transpose_kernel {
         dst_size(data_type_size(n.cvt.dst)) {
     if constexpr (tile_lanes >= 4) {
       if (plain) {
-        if (dst_size == 4) tile_plain = &transpose_tile_plain<4>;
-        if (dst_size == 2) tile_plain = &transpose_tile_plain<2>;
-        if (dst_size == 1) tile_plain = &transpose_tile_plain<1>;
+        if (dst_size == 4) {
+          tile_plain = &transpose_tile_plain<4>;
+          interleave = &interleave_plain<4>;
+          deinterleave = &deinterleave_plain<4>;
+        }
+        if (dst_size == 2) {
+          tile_plain = &transpose_tile_plain<2>;
+          interleave = &interleave_plain<2>;
+          deinterleave = &deinterleave_plain<2>;
+        }
+        if (dst_size == 1) {
+          tile_plain = &transpose_tile_plain<1>;
+          interleave = &interleave_plain<1>;
+          deinterleave = &deinterleave_plain<1>;
+        }
       } else {
         tile_plain = &transpose_tile_plain<4>;
         to_f32 = pick_to_f32_row(n.cvt.src);
@@ -170,6 +254,56 @@ struct transpose_kernel {
     }
   }
 
+  /// A block 2, 3 or 4 wide on a packed side, with interleaved stores or loads;
+  /// false when the block is not such a block.
+  bool narrow(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
+    constexpr auto V = static_cast<dim>(tile_lanes);
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const DF df;
+    HWY_ALIGN float staged[4 * tile_lanes];
+    HWY_ALIGN float tile[4 * tile_lanes];
+    // Few destination rows, packed: dst[i * m + j].
+    const dim mj = J.extent;
+    const bool linear_scales = cvt->scales == nullptr || I.scale_stride == mj * J.scale_stride;
+    if (mj >= 2 && mj <= 4 && I.dst_stride == mj && (plain || linear_scales)) {
+      dim done = 0;
+      if (plain) {
+        done = interleave(src, J.src_stride, dst, mj, I.extent);
+      } else {
+        for (; done + V <= I.extent; done += V) {
+          for (dim j = 0; j < mj; ++j) to_f32(src + (j * J.src_stride + done) * ssz, staged + j * V, V);
+          interleave_rows(df, staged, V, tile, mj, V);
+          // In the packed destination the scales advance by J's scale stride per element.
+          const row_params p{cvt, advance_scales(scales, done * I.scale_stride), J.scale_stride, false};
+          store(tile, dst + done * mj * dsz, mj * V, p);
+        }
+      }
+      scalar_part(src, dst, scales, J, I, 0, mj, done, I.extent);
+      return true;
+    }
+    // Few source columns, packed: src[j * m + i].
+    const dim mi = I.extent;
+    if (mi >= 2 && mi <= 4 && J.src_stride == mi) {
+      dim done = 0;
+      if (plain) {
+        done = deinterleave(src, dst, I.dst_stride, mi, J.extent);
+      } else {
+        for (; done + V <= J.extent; done += V) {
+          to_f32(src + done * mi * ssz, staged, mi * V);
+          deinterleave_rows(df, staged, tile, V, mi, V);
+          for (dim i = 0; i < mi; ++i) {
+            const row_params p{cvt, advance_scales(scales, done * J.scale_stride + i * I.scale_stride), J.scale_stride,
+                               false};
+            store(tile + i * V, dst + (done + i * I.dst_stride) * dsz, V, p);
+          }
+        }
+      }
+      scalar_part(src, dst, scales, J, I, done, J.extent, 0, mi);
+      return true;
+    }
+    return false;
+  }
+
   /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
   void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
     constexpr auto V = static_cast<dim>(tile_lanes);
@@ -177,6 +311,7 @@ struct transpose_kernel {
       scalar_part(src, dst, scales, J, I, 0, J.extent, 0, I.extent);
       return;
     }
+    if (narrow(src, dst, scales, J, I)) return;
     const dim j_full = J.extent - J.extent % V;
     const dim i_full = I.extent - I.extent % V;
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
