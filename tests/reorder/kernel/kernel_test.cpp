@@ -88,15 +88,17 @@ TEST_CASE("zero_fill kernel: every type on every target writes zeros and nothing
   check_cases(make_cases(kernel_kind::zero_fill, 8, 4));
 }
 
-TEST_CASE("narrow transposes (nchw <-> nhwc with 2 to 4 channels) on every target equal the reference", "[kernel]") {
+TEST_CASE("transposes with a small packed side (nchw <-> nhwc, nChw8c, ...) on every target equal the reference",
+          "[kernel]") {
   std::mt19937_64 rng(8);
   std::vector<test_case> cases;
   for (const data_type s : all_types) {
     for (const data_type d : all_types) {
-      for (int k = 0; k < 8; ++k) {
+      for (int k = 0; k < 12; ++k) {
         test_case tc = make_case(kernel_kind::transpose, s, d, rng);
         nest& n = tc.n;
-        const dim m = 2 + static_cast<dim>(rng() % 3), spatial = 1 + static_cast<dim>(rng() % 200);
+        static const dim packed[] = {2, 3, 4, 5, 8, 12, 16, 24};
+        const dim m = packed[rng() % std::size(packed)], spatial = 1 + static_cast<dim>(rng() % 200);
         const bool to_packed = k % 2 == 0;  // nchw -> nhwc, else nhwc -> nchw
         const dim batch = 1 + static_cast<dim>(rng() % 2);
         n.nloops = 3;

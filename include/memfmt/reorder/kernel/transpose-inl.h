@@ -16,6 +16,7 @@
 #define MEMFMT_REORDER_KERNEL_TRANSPOSE_INL_H_
 #endif
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -34,52 +35,59 @@ inline constexpr std::size_t tile_lanes = 1;
 inline constexpr std::size_t tile_lanes = hn::MaxLanes(DU());
 #endif
 
-/// Transposes the V x V matrix of 32-bit lanes held in rows r[0..V); V = tile_lanes.
-template <std::size_t V>
-HWY_INLINE void transpose_tile(VU* r) {
+/// A tile row of W 32-bit lanes (W = tile_lanes, or 8 or 4 for smaller tiles).
+template <std::size_t W>
+using DTile = hn::CappedTag<std::uint32_t, W>;
+template <std::size_t W>
+using VTile = hn::Vec<DTile<W>>;
+
+/// Transposes the W x W matrix of 32-bit lanes held in rows r[0..W).
+template <std::size_t W>
+HWY_INLINE void transpose_tile(VTile<W>* r) {
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE  // (the scalar target lacks the shuffles)
-  if constexpr (V >= 4) {
-  const DU du;
-  const hn::Repartition<std::uint64_t, DU> d64;
-  // 4 x 4 transposes inside each 128-bit block, for each group of 4 rows.
-  for (std::size_t g = 0; g < V; g += 4) {
-    const VU t0 = hn::InterleaveLower(du, r[g + 0], r[g + 1]);
-    const VU t1 = hn::InterleaveLower(du, r[g + 2], r[g + 3]);
-    const VU t2 = hn::InterleaveUpper(du, r[g + 0], r[g + 1]);
-    const VU t3 = hn::InterleaveUpper(du, r[g + 2], r[g + 3]);
-    r[g + 0] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
-    r[g + 1] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
-    r[g + 2] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
-    r[g + 3] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
-  }
-  // Now block b of r[g + k] is column 4b + k of rows g..g+3; transpose the blocks.
-  if constexpr (V == 8) {
-    for (std::size_t k = 0; k < 4; ++k) {
-      const VU lo = r[k], hi = r[4 + k];
-      r[k] = hn::ConcatLowerLower(du, hi, lo);
-      r[4 + k] = hn::ConcatUpperUpper(du, hi, lo);
+  if constexpr (W >= 4) {
+    using V = VTile<W>;
+    const DTile<W> du;
+    const hn::Repartition<std::uint64_t, DTile<W>> d64;
+    // 4 x 4 transposes inside each 128-bit block, for each group of 4 rows.
+    for (std::size_t g = 0; g < W; g += 4) {
+      const V t0 = hn::InterleaveLower(du, r[g + 0], r[g + 1]);
+      const V t1 = hn::InterleaveLower(du, r[g + 2], r[g + 3]);
+      const V t2 = hn::InterleaveUpper(du, r[g + 0], r[g + 1]);
+      const V t3 = hn::InterleaveUpper(du, r[g + 2], r[g + 3]);
+      r[g + 0] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
+      r[g + 1] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
+      r[g + 2] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
+      r[g + 3] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
     }
-  } else if constexpr (V == 16) {
+    // Now block b of r[g + k] is column 4b + k of rows g..g+3; transpose the blocks.
+    if constexpr (W == 8) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        const V lo = r[k], hi = r[4 + k];
+        r[k] = hn::ConcatLowerLower(du, hi, lo);
+        r[4 + k] = hn::ConcatUpperUpper(du, hi, lo);
+      }
+    } else if constexpr (W == 16) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // A 4 x 4 transpose of 128-bit blocks, two rounds of block shuffles:
-    // 0x88 takes blocks (0, 2) of each operand, 0xDD blocks (1, 3).
-    for (std::size_t k = 0; k < 4; ++k) {
-      const __m512i x0 = r[k].raw, x1 = r[4 + k].raw, x2 = r[8 + k].raw, x3 = r[12 + k].raw;
-      const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88);
-      const __m512i u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
-      const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88);
-      const __m512i u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
-      r[k] = VU{_mm512_shuffle_i32x4(u0, u2, 0x88)};
-      r[8 + k] = VU{_mm512_shuffle_i32x4(u0, u2, 0xDD)};
-      r[4 + k] = VU{_mm512_shuffle_i32x4(u1, u3, 0x88)};
-      r[12 + k] = VU{_mm512_shuffle_i32x4(u1, u3, 0xDD)};
-    }
+      // A 4 x 4 transpose of 128-bit blocks, two rounds of block shuffles:
+      // 0x88 takes blocks (0, 2) of each operand, 0xDD blocks (1, 3).
+      for (std::size_t k = 0; k < 4; ++k) {
+        const __m512i x0 = r[k].raw, x1 = r[4 + k].raw, x2 = r[8 + k].raw, x3 = r[12 + k].raw;
+        const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88);
+        const __m512i u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
+        const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88);
+        const __m512i u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
+        r[k] = V{_mm512_shuffle_i32x4(u0, u2, 0x88)};
+        r[8 + k] = V{_mm512_shuffle_i32x4(u0, u2, 0xDD)};
+        r[4 + k] = V{_mm512_shuffle_i32x4(u1, u3, 0x88)};
+        r[12 + k] = V{_mm512_shuffle_i32x4(u1, u3, 0xDD)};
+      }
 #else
-    static_assert(V != 16, "16-lane block transpose is only implemented for AVX-512");
+      static_assert(W != 16, "16-lane block transpose is only implemented for AVX-512");
 #endif
-  } else {
-    static_assert(V == 4, "unsupported tile size");
-  }
+    } else {
+      static_assert(W == 4, "unsupported tile size");
+    }
   } else {
     (void)r;
   }
@@ -88,44 +96,57 @@ HWY_INLINE void transpose_tile(VU* r) {
 #endif
 }
 
-/// One row of a plain tile: tile_lanes elements of kSize bytes, widened to u32 lanes.
-template <std::size_t kSize>
-HWY_INLINE VU load_bits(const std::byte* p) {
-  const DU du;
+/// One row of a plain tile: W elements of kSize bytes, widened to u32 lanes.
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE VTile<W> load_bits(const std::byte* p) {
+  const DTile<W> du;
   if constexpr (kSize == 4) {
     return hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(p));
   } else if constexpr (kSize == 2) {
-    const hn::Rebind<std::uint16_t, DU> d16;
+    const hn::Rebind<std::uint16_t, DTile<W>> d16;
     return hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(p)));
   } else {
-    const hn::Rebind<std::uint8_t, DU> d8;
+    const hn::Rebind<std::uint8_t, DTile<W>> d8;
     return hn::PromoteTo(du, hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(p)));
   }
 }
 
 /// Stores the u32 lanes of `v` as kSize-byte elements (the values fit: exact).
-template <std::size_t kSize>
-HWY_INLINE void store_bits(VU v, std::byte* p) {
-  const DU du;
-  const DI di;
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void store_bits(VTile<W> v, std::byte* p) {
+  const DTile<W> du;
+  const hn::RebindToSigned<DTile<W>> di;
   if constexpr (kSize == 4) {
     hn::StoreU(v, du, reinterpret_cast<std::uint32_t*>(p));
   } else if constexpr (kSize == 2) {
-    const hn::Rebind<std::uint16_t, DU> d16;
+    const hn::Rebind<std::uint16_t, DTile<W>> d16;
     hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, reinterpret_cast<std::uint16_t*>(p));
   } else {
-    const hn::Rebind<std::uint8_t, DU> d8;
+    const hn::Rebind<std::uint8_t, DTile<W>> d8;
     hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, v)), d8, reinterpret_cast<std::uint8_t*>(p));
   }
 }
 
-/// A plain tile at `src` (rows `src_row` elements apart) to `dst` (rows `dst_row` apart).
-template <std::size_t kSize>
+/// A plain W x W tile at `src` (rows `src_row` elements apart) to `dst` (rows `dst_row` apart).
+template <std::size_t kSize, std::size_t W>
 void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim dst_row) {
-  VU r[tile_lanes];
-  for (std::size_t k = 0; k < tile_lanes; ++k) r[k] = load_bits<kSize>(src + static_cast<dim>(k) * src_row * dim{kSize});
-  transpose_tile<tile_lanes>(r);
-  for (std::size_t k = 0; k < tile_lanes; ++k) store_bits<kSize>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
+  VTile<W> r[W];
+  for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_row * dim{kSize});
+  transpose_tile<W>(r);
+  for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
+}
+
+/// Tile widths, widest first: tile_lanes, then halves down to 4.
+inline constexpr std::size_t tile_levels = tile_lanes >= 16 ? 3 : tile_lanes >= 8 ? 2 : tile_lanes >= 4 ? 1 : 0;
+
+/// The plain tile transposes of one element size, widest first.
+template <std::size_t kSize>
+constexpr std::array<void (*)(const std::byte*, dim, std::byte*, dim), 3> plain_tiles() {
+  std::array<void (*)(const std::byte*, dim, std::byte*, dim), 3> fns{};
+  if constexpr (tile_levels >= 1) fns[0] = &transpose_tile_plain<kSize, tile_lanes>;
+  if constexpr (tile_levels >= 2) fns[1] = &transpose_tile_plain<kSize, tile_lanes / 2>;
+  if constexpr (tile_levels >= 3) fns[2] = &transpose_tile_plain<kSize, tile_lanes / 4>;
+  return fns;
 }
 
 template <std::size_t kSize>
@@ -208,7 +229,8 @@ struct transpose_kernel {
   const conversion* cvt;
   bool plain;
   std::size_t src_size, dst_size;
-  tile_plain_fn tile_plain = nullptr;  ///< plain copies: the whole tile in registers
+  std::array<tile_plain_fn, 3> tiles{};  ///< plain copies, tiles in registers, widest first
+  tile_plain_fn tile_plain = nullptr;    ///< the widest tile (converting: the f32 transpose)
   interleave_plain_fn interleave = nullptr;
   deinterleave_plain_fn deinterleave = nullptr;
   to_f32_row_fn to_f32 = nullptr;      ///< conversions: source rows -> f32, then one f32 transpose
@@ -222,22 +244,23 @@ struct transpose_kernel {
     if constexpr (tile_lanes >= 4) {
       if (plain) {
         if (dst_size == 4) {
-          tile_plain = &transpose_tile_plain<4>;
+          tiles = plain_tiles<4>();
           interleave = &interleave_plain<4>;
           deinterleave = &deinterleave_plain<4>;
         }
         if (dst_size == 2) {
-          tile_plain = &transpose_tile_plain<2>;
+          tiles = plain_tiles<2>();
           interleave = &interleave_plain<2>;
           deinterleave = &deinterleave_plain<2>;
         }
         if (dst_size == 1) {
-          tile_plain = &transpose_tile_plain<1>;
+          tiles = plain_tiles<1>();
           interleave = &interleave_plain<1>;
           deinterleave = &deinterleave_plain<1>;
         }
+        tile_plain = tiles[0];
       } else {
-        tile_plain = &transpose_tile_plain<4>;
+        tile_plain = &transpose_tile_plain<4, tile_lanes>;
         to_f32 = pick_to_f32_row(n.cvt.src);
         store = pick_store_row(n.cvt.dst);
       }
@@ -304,6 +327,27 @@ struct transpose_kernel {
     return false;
   }
 
+  /// Plain rows [j0, j1) x elements [i0, i1) with tiles of level `level` and
+  /// narrower ones for the strips they leave, scalar for the last strips.
+  void plain_region(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
+                    dim j1, dim i0, dim i1, std::size_t level) const {
+    if (j0 >= j1 || i0 >= i1) return;
+    if (level >= tile_levels) {
+      scalar_part(src, dst, scales, J, I, j0, j1, i0, i1);
+      return;
+    }
+    const auto W = static_cast<dim>(tile_lanes >> level);
+    const auto sz = static_cast<dim>(dst_size);
+    const dim j_full = j0 + (j1 - j0) / W * W, i_full = i0 + (i1 - i0) / W * W;
+    for (dim j = j0; j < j_full; j += W) {
+      for (dim i = i0; i < i_full; i += W) {
+        tiles[level](src + (j * J.src_stride + i) * sz, J.src_stride, dst + (j + i * I.dst_stride) * sz, I.dst_stride);
+      }
+    }
+    plain_region(src, dst, scales, J, I, j0, j_full, i_full, i1, level + 1);  // right strip
+    plain_region(src, dst, scales, J, I, j_full, j1, i0, i1, level + 1);      // bottom strip
+  }
+
   /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
   void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
     constexpr auto V = static_cast<dim>(tile_lanes);
@@ -312,6 +356,10 @@ struct transpose_kernel {
       return;
     }
     if (narrow(src, dst, scales, J, I)) return;
+    if (plain) {
+      plain_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);
+      return;
+    }
     const dim j_full = J.extent - J.extent % V;
     const dim i_full = I.extent - I.extent % V;
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
@@ -321,10 +369,6 @@ struct transpose_kernel {
       for (dim i0 = 0; i0 < i_full; i0 += V) {
         const std::byte* s = src + (j0 * J.src_stride + i0) * ssz;
         std::byte* d = dst + (j0 + i0 * I.dst_stride) * dsz;
-        if (plain) {
-          tile_plain(s, J.src_stride, d, I.dst_stride);
-          continue;
-        }
         // Converting: the source rows as f32 (staged unless they are f32
         // already), transposed as 32-bit lanes, then stage B on each dst row.
         if (cvt->src == data_type::f32) {
