@@ -147,6 +147,7 @@ struct options {
   std::string json = std::string(MEMFMT_SOURCE_DIR) + "/docs/benchmarks/reorder.json";
   std::string svg = std::string(MEMFMT_SOURCE_DIR) + "/docs/benchmarks/reorder.svg";
   std::string markdown;  ///< the tables in Markdown, for docs/benchmarks.md ('' : not written)
+  std::string note;      ///< free text recorded with the results (e.g. the commit measured)
   double min_time = 0.3;
   int min_reps = 5;
   int threads = 0;  ///< "all threads"; 0: every processor
@@ -173,6 +174,7 @@ void print_help() {
       "                   of the source tree; '-' or '' to skip)\n"
       "  --svg PATH       write a bar chart (default docs/benchmarks/reorder.svg; '-' to skip)\n"
       "  --markdown PATH  also write the tables in Markdown\n"
+      "  --note TEXT      record TEXT with the results (e.g. the commit measured)\n"
       "  --plan           print memfmt's loop nests of every case\n"
       "  --list           print the case ids and exit\n");
 }
@@ -214,6 +216,8 @@ options parse_options(int argc, char** argv) {
       o.svg = take();
     } else if (a == "--markdown") {
       o.markdown = take();
+    } else if (a == "--note") {
+      o.note = take();
     } else if (a == "--min-time") {
       o.min_time = number(take());
     } else if (a == "--min-reps") {
@@ -693,6 +697,7 @@ std::string to_json(const std::vector<case_result>& results, const summary& s, c
   std::ostringstream j;
   j << "{\n  \"benchmark\": \"memfmt reorder\",\n  \"command\": " << json_escape(command) << ",\n";
   j << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n";
+  j << "  \"note\": " << json_escape(o.note) << ",\n";
   j << "  \"machine\": {\"cpu\": " << json_escape(m.cpu) << ", \"processors\": " << m.processors
     << ", \"caches\": " << json_escape(m.caches) << ", \"compiler\": " << json_escape(m.compiler)
     << ", \"memfmt_kernel_target\": " << json_escape(m.kernel_target)
@@ -960,6 +965,7 @@ int main(int argc, char** argv) try {
     std::printf("  oneDNN:   %s\n", m.onednn.c_str());
   else
     std::printf("  oneDNN:   not available (built without it): only memfmt and memcpy are measured\n");
+  if (!o.note.empty()) std::printf("  note:     %s\n", o.note.c_str());
   std::printf("  method:   median of per-run times, >= %.3g s and >= %d runs per measurement in %d interleaved rounds;\n"
               "            GB/s = (src + dst bytes) / time; memcpy copies (src + dst) / 2 bytes; threads: 1 and %d\n",
               o.min_time, o.min_reps, interleaved::rounds, o.threads);
