@@ -1,6 +1,10 @@
 #pragma once
 /// @file
 /// The whole of memfmt: format tags, layouts, descriptors, memory, reorders, format selection.
+///
+/// The reorder kernels are compiled in every translation unit that includes this header
+/// (header-only). To compile them once instead, define MEMFMT_KERNELS_EXTERN everywhere
+/// and MEMFMT_KERNELS_IMPLEMENTATION in one translation unit (see docs/compile_time.md).
 
 #include "memfmt/core/data_type.hpp"
 #include "memfmt/core/dim.hpp"
@@ -16,4 +20,7 @@
 #include "memfmt/tag/tag.hpp"
 #include "memfmt/tag/tags.hpp"
 #include "memfmt/memory/memory.hpp"
+#include "memfmt/reorder/attr.hpp"
+#include "memfmt/reorder/reorder.hpp"
+#include "memfmt/reorder/static_reorder.hpp"
 #include "memfmt/select/select.hpp"
