@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -116,6 +117,8 @@ std::vector<bad_input> bad_inputs() {
        [=] { return ab.reshape({3, 3}, true); }},
       {"reshape of non-dense dims", [] { desc({2, 3}, data_type::f32, dims{4, 1}).reshape({6}); }, {"reshape", "dense"},
        [] { return desc({2, 3}, data_type::f32, dims{4, 1}).reshape({6}, true); }},
+      {"reshape to dims whose product overflows", [=] { ab.reshape({dim{1} << 40, dim{1} << 40}); },
+       {"reshape", "number of elements"}, [=] { return ab.reshape({dim{1} << 40, dim{1} << 40}, true); }},
       {"reshape to negative dims", [=] { ab.reshape({-2, -4}); }, {"reshape", "negative"}, [=] { return ab.reshape({-2, -4}, true); }},
       {"misaligned submemory offset", [=] { nchw16.submemory_desc({2, 8, 5, 4}, {0, 3, 0, 0}); }, {"dim 1", "offset 3", "16"},
        [=] { return nchw16.submemory_desc({2, 8, 5, 4}, {0, 3, 0, 0}, true); }},
@@ -176,6 +179,14 @@ TEST_CASE("the largest tensors that fit in 2^63 bytes are accepted", "[desc][err
   CHECK(desc({(dim{1} << 61) - 1, 1}, data_type::f32, "ab").get_size() == (std::size_t{1} << 63) - 4);
   CHECK(desc({dim{1} << 62}, data_type::u8, "a").get_size() == std::size_t{1} << 62);
   CHECK(desc({2, 3}, data_type::u8, dims{dim{1} << 61, 1}).get_size() == std::size_t{1} << 62);
+}
+
+TEST_CASE("matches() of a tag whose padding or strides would overflow is false, without overflowing", "[desc]") {
+  // Found by tests/fuzz: aB64b pads dim 1 to 64, and its strides of {2^61, 3} pass 2^63.
+  CHECK_FALSE(desc({dim{1} << 61, 3}, data_type::u8, "ab").matches("aB64b"));
+  // Rounding 2^63 - 1 up to a block would overflow.
+  CHECK_FALSE(desc({std::numeric_limits<dim>::max()}, data_type::u8, dims{1}).matches("A16a"));
+  CHECK(desc({std::numeric_limits<dim>::max()}, data_type::u8, dims{1}).matches("a"));
 }
 
 TEST_CASE("tag_str of descriptors built from strides: the order by stride, ties by dim index", "[desc][str]") {
