@@ -832,18 +832,21 @@ std::string to_svg(const std::vector<case_result>& results, const machine& m, bo
           if (e.threads == panels[pi].second)
             vmax = std::max({vmax, e.memfmt.gbps, e.memcpy_.gbps, e.onednn.valid ? e.onednn.gbps : 0.0});
     const double axis = nice_max(vmax);
+    // round tick labels: 2 * 10^k in 4 steps of 0.5 * 10^k, the others (1, 2.5, 5, 10) in 5 steps
+    const double mantissa = axis / std::pow(10.0, std::floor(std::log10(axis)));
+    const int ticks = std::fabs(mantissa - 2.0) < 1e-9 ? 4 : 5;
     const std::string title = (panels[pi].first == "L2" ? "in L2, " : "beyond LLC, ") +
                               (panels[pi].second == 1 ? std::string("1 thread")
                                                       : std::to_string(panels[pi].second) + " threads");
     s << "<text x=\"" << x0 + panel_w / 2 << "\" y=\"" << top - 8 << "\" text-anchor=\"middle\" font-weight=\"bold\">"
       << xml_escape(title) << "</text>\n";
     const int y_axis = top + static_cast<int>(rows.size()) * row_h;
-    for (int t = 0; t <= 4; ++t) {
-      const int x = x0 + panel_w * t / 4;
+    for (int t = 0; t <= ticks; ++t) {
+      const int x = x0 + panel_w * t / ticks;
       s << "<line x1=\"" << x << "\" y1=\"" << top - 2 << "\" x2=\"" << x << "\" y2=\"" << y_axis
         << "\" stroke=\"#ddd\"/>\n";
       s << "<text x=\"" << x << "\" y=\"" << y_axis + 13 << "\" text-anchor=\"middle\" fill=\"#555\">"
-        << fmt("%g", axis * t / 4) << "</text>\n";
+        << fmt("%g", axis * t / ticks) << "</text>\n";
     }
     s << "<text x=\"" << x0 + panel_w / 2 << "\" y=\"" << y_axis + 26 << "\" text-anchor=\"middle\" fill=\"#555\">GB/s</text>\n";
     for (std::size_t ri = 0; ri < rows.size(); ++ri) {
