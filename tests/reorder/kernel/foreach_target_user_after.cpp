@@ -27,22 +27,32 @@ HWY_EXPORT(lanes);
 HWY_EXPORT(sum);
 }  // namespace user_code
 
-namespace memfmt_test {
+namespace user_code {
+namespace {
 
-tu_report report_memfmt_after() {
+// HWY_DYNAMIC_DISPATCH names the function unqualified, from its own namespace
+// (with a single target it expands to N_<TARGET>::name).
+memfmt_test::tu_report report() {
   float values[64];
   for (int k = 0; k < 64; ++k) values[k] = static_cast<float>(k + 1);
-  tu_report r;
-  r.user_target = HWY_DYNAMIC_DISPATCH(user_code::compiled_for)();
-  r.user_lanes = HWY_DYNAMIC_DISPATCH(user_code::lanes)();
-  r.user_sum = HWY_DYNAMIC_DISPATCH(user_code::sum)(values, 64);
+  memfmt_test::tu_report r;
+  r.user_target = HWY_DYNAMIC_DISPATCH(compiled_for)();
+  r.user_lanes = HWY_DYNAMIC_DISPATCH(lanes)();
+  r.user_sum = HWY_DYNAMIC_DISPATCH(sum)(values, 64);
   r.memfmt_target = memfmt::detail::kernel_target_now();
-  r.memfmt_ok = memfmt_transpose_ok();
+  r.memfmt_ok = memfmt_test::memfmt_transpose_ok();
   // Static-target code written after memfmt still sees the static target.
   namespace hn = hwy::HWY_NAMESPACE;
   if (hn::Lanes(hn::ScalableTag<float>()) != user_code::HWY_NAMESPACE::lanes()) r.user_lanes = 0;
   return r;
 }
+
+}  // namespace
+}  // namespace user_code
+
+namespace memfmt_test {
+
+tu_report report_memfmt_after() { return user_code::report(); }
 
 }  // namespace memfmt_test
 #endif  // HWY_ONCE

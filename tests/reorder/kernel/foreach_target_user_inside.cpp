@@ -17,16 +17,26 @@ HWY_EXPORT(compiled_for);
 HWY_EXPORT(lanes);
 }  // namespace user_inside
 
-namespace memfmt_test {
+namespace user_inside {
+namespace {
 
-tu_report report_memfmt_inside() {
-  tu_report r;
-  r.user_target = HWY_DYNAMIC_DISPATCH(user_inside::compiled_for)();
-  r.user_lanes = HWY_DYNAMIC_DISPATCH(user_inside::lanes)();
+// HWY_DYNAMIC_DISPATCH names the function unqualified, from its own namespace
+// (with a single target it expands to N_<TARGET>::name).
+memfmt_test::tu_report report() {
+  memfmt_test::tu_report r;
+  r.user_target = HWY_DYNAMIC_DISPATCH(compiled_for)();
+  r.user_lanes = HWY_DYNAMIC_DISPATCH(lanes)();
   r.memfmt_target = memfmt::detail::kernel_target_now();
-  r.memfmt_ok = memfmt_transpose_ok();
+  r.memfmt_ok = memfmt_test::memfmt_transpose_ok();
   return r;
 }
+
+}  // namespace
+}  // namespace user_inside
+
+namespace memfmt_test {
+
+tu_report report_memfmt_inside() { return user_inside::report(); }
 
 }  // namespace memfmt_test
 #endif  // HWY_ONCE

@@ -48,19 +48,29 @@ HWY_EXPORT(lanes);
 HWY_EXPORT(sum);
 }  // namespace user_code
 
-namespace memfmt_test {
+namespace user_code {
+namespace {
 
-tu_report report_memfmt_first() {
+// HWY_DYNAMIC_DISPATCH names the function unqualified, from its own namespace
+// (with a single target it expands to N_<TARGET>::name).
+memfmt_test::tu_report report() {
   float values[64];
   for (int k = 0; k < 64; ++k) values[k] = static_cast<float>(k + 1);
-  tu_report r;
-  r.user_target = HWY_DYNAMIC_DISPATCH(user_code::compiled_for)();
-  r.user_lanes = HWY_DYNAMIC_DISPATCH(user_code::lanes)();
-  r.user_sum = HWY_DYNAMIC_DISPATCH(user_code::sum)(values, 64);
+  memfmt_test::tu_report r;
+  r.user_target = HWY_DYNAMIC_DISPATCH(compiled_for)();
+  r.user_lanes = HWY_DYNAMIC_DISPATCH(lanes)();
+  r.user_sum = HWY_DYNAMIC_DISPATCH(sum)(values, 64);
   r.memfmt_target = memfmt::detail::kernel_target_now();
-  r.memfmt_ok = memfmt_transpose_ok();
+  r.memfmt_ok = memfmt_test::memfmt_transpose_ok();
   return r;
 }
+
+}  // namespace
+}  // namespace user_code
+
+namespace memfmt_test {
+
+tu_report report_memfmt_first() { return user_code::report(); }
 
 }  // namespace memfmt_test
 
@@ -107,7 +117,7 @@ TEST_CASE("memfmt's kernels and a user's own foreach_target.h share translation 
     std::printf(", memfmt kernels %s\n", hwy::TargetName(first.memfmt_target));
   }
   hwy::SetSupportedTargetsForTest(0);
-  CHECK(targets >= 2);
+  CHECK(targets >= ((HWY_TARGETS & (HWY_TARGETS - 1)) != 0 ? 2 : 1));  // -march=native may leave one target
 }
 
 #endif  // HWY_ONCE
