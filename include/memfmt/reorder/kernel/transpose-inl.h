@@ -1,11 +1,12 @@
 // Per-target `transpose` kernel: the two innermost loops J (dst stride 1) and
 // I (src stride 1) form a 2-D block; V x V tiles (V = u32 lanes: 4, 8, 16) are
 // loaded as V source rows, transposed in registers as 32-bit lanes and stored
-// as V destination rows. 16- and 8-bit elements are widened to 32-bit lanes
-// for the transpose; converting reorders run stage A on the source rows,
-// transpose the f32 values and run stage B on the destination rows (one
-// transpose instantiation serves every type pair). Edges that do not fill a tile run the scalar
-// strided rows.
+// as V destination rows; 8 x 8 and 4 x 4 tiles take what is left on wider
+// targets. 16- and 8-bit elements are widened to 32-bit lanes for the
+// transpose; converting reorders run stage A on the source rows, transpose the
+// f32 values and run stage B on the destination rows (one f32 transpose per
+// width serves every type pair). A side of 2 to 4 packed elements uses
+// interleaved loads/stores. What no tile covers runs the scalar strided rows.
 //
 // Compiled once per target by pass-inl.h.
 
@@ -230,10 +231,11 @@ struct transpose_kernel {
   bool plain;
   std::size_t src_size, dst_size;
   std::array<tile_plain_fn, 3> tiles{};  ///< plain copies, tiles in registers, widest first
-  tile_plain_fn tile_plain = nullptr;    ///< the widest tile (converting: the f32 transpose)
+  tile_plain_fn tile_plain = nullptr;    ///< the widest tile; null: no tiles on this target
   interleave_plain_fn interleave = nullptr;
   deinterleave_plain_fn deinterleave = nullptr;
-  to_f32_row_fn to_f32 = nullptr;      ///< conversions: source rows -> f32, then one f32 transpose
+  std::array<tile_plain_fn, 3> f32_tiles{};  ///< conversions: f32 tile transposes, widest first
+  to_f32_row_fn to_f32 = nullptr;
   store_row_fn store = nullptr;
 
   explicit transpose_kernel(const nest& n)
@@ -260,7 +262,8 @@ struct transpose_kernel {
         }
         tile_plain = tiles[0];
       } else {
-        tile_plain = &transpose_tile_plain<4, tile_lanes>;
+        f32_tiles = plain_tiles<4>();
+        tile_plain = f32_tiles[0];
         to_f32 = pick_to_f32_row(n.cvt.src);
         store = pick_store_row(n.cvt.dst);
       }
@@ -348,9 +351,52 @@ struct transpose_kernel {
     plain_region(src, dst, scales, J, I, j_full, j1, i0, i1, level + 1);      // bottom strip
   }
 
+  /// Converting rows [j0, j1) x elements [i0, i1) in strips of W rows (W of
+  /// level `level`): stage A along the source rows (long, vectorised), W x W
+  /// f32 tile transposes, stage B along the destination (one long row when the
+  /// destination strip is packed, e.g. a blocked layout's inner block); then the
+  /// strips left over with narrower tiles, the last ones scalar.
+  void convert_region(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
+                      dim j1, dim i0, dim i1, std::size_t level) const {
+    if (j0 >= j1 || i0 >= i1) return;
+    if (level >= tile_levels) {
+      scalar_part(src, dst, scales, J, I, j0, j1, i0, i1);
+      return;
+    }
+    constexpr dim chunk = 4 * static_cast<dim>(tile_lanes);  // elements of i per pass, a multiple of every W
+    const auto W = static_cast<dim>(tile_lanes >> level);
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const dim j_full = j0 + (j1 - j0) / W * W, i_full = i0 + (i1 - i0) / W * W;
+    const bool packed_dst =
+        I.dst_stride == W && (cvt->scales == nullptr || I.scale_stride == W * J.scale_stride);
+    HWY_ALIGN float staged[tile_lanes * chunk];  // W source rows of `chunk` f32
+    HWY_ALIGN float tile[chunk * tile_lanes];    // `chunk` destination rows of W f32
+    for (dim j = j0; j < j_full; j += W) {
+      for (dim i = i0; i < i_full; i += chunk) {
+        const dim count = i_full - i < chunk ? i_full - i : chunk;
+        for (dim k = 0; k < W; ++k) to_f32(src + ((j + k) * J.src_stride + i) * ssz, staged + k * chunk, count);
+        for (dim t = 0; t < count; t += W) {
+          f32_tiles[level](reinterpret_cast<const std::byte*>(staged + t), chunk, reinterpret_cast<std::byte*>(tile + t * W),
+                           W);
+        }
+        if (packed_dst) {
+          const row_params p{cvt, advance_scales(scales, j * J.scale_stride + i * I.scale_stride), J.scale_stride, false};
+          store(tile, dst + (j + i * I.dst_stride) * dsz, count * W, p);
+          continue;
+        }
+        for (dim t = 0; t < count; ++t) {
+          const row_params p{cvt, advance_scales(scales, j * J.scale_stride + (i + t) * I.scale_stride), J.scale_stride,
+                             false};
+          store(tile + t * W, dst + (j + (i + t) * I.dst_stride) * dsz, W, p);
+        }
+      }
+    }
+    convert_region(src, dst, scales, J, I, j0, j_full, i_full, i1, level + 1);  // right strip
+    convert_region(src, dst, scales, J, I, j_full, j1, i0, i1, level + 1);      // bottom strip
+  }
+
   /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
   void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
-    constexpr auto V = static_cast<dim>(tile_lanes);
     if (tile_plain == nullptr) {
       scalar_part(src, dst, scales, J, I, 0, J.extent, 0, I.extent);
       return;
@@ -360,32 +406,7 @@ struct transpose_kernel {
       plain_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);
       return;
     }
-    const dim j_full = J.extent - J.extent % V;
-    const dim i_full = I.extent - I.extent % V;
-    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
-    HWY_ALIGN float staged[tile_lanes * tile_lanes];
-    HWY_ALIGN float tile[tile_lanes * tile_lanes];
-    for (dim j0 = 0; j0 < j_full; j0 += V) {
-      for (dim i0 = 0; i0 < i_full; i0 += V) {
-        const std::byte* s = src + (j0 * J.src_stride + i0) * ssz;
-        std::byte* d = dst + (j0 + i0 * I.dst_stride) * dsz;
-        // Converting: the source rows as f32 (staged unless they are f32
-        // already), transposed as 32-bit lanes, then stage B on each dst row.
-        if (cvt->src == data_type::f32) {
-          tile_plain(s, J.src_stride, reinterpret_cast<std::byte*>(tile), V);
-        } else {
-          for (dim k = 0; k < V; ++k) to_f32(s + k * J.src_stride * ssz, staged + k * V, V);
-          tile_plain(reinterpret_cast<const std::byte*>(staged), V, reinterpret_cast<std::byte*>(tile), V);
-        }
-        for (dim k = 0; k < V; ++k) {
-          const row_params p{cvt, advance_scales(scales, j0 * J.scale_stride + (i0 + k) * I.scale_stride),
-                             J.scale_stride, false};
-          store(tile + k * V, d + k * I.dst_stride * dsz, V, p);
-        }
-      }
-    }
-    scalar_part(src, dst, scales, J, I, 0, J.extent, i_full, I.extent);  // right edge
-    scalar_part(src, dst, scales, J, I, j_full, J.extent, 0, i_full);    // bottom edge
+    convert_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);
   }
 };
 
