@@ -71,7 +71,33 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
   if ((dst.get_extra().flags & memfmt::extra_flags::scale_adjust) != 0) c.alpha = dst.get_extra().scale_adjust;
   const bool per_element = (!attr.src_scales.empty() && attr.src_scales.mask != 0) ||
                            (!attr.dst_scales.empty() && attr.dst_scales.mask != 0);
+  // s32 with only zero points: exact integer arithmetic, saturated (as oneDNN)
+  const bool integer = memfmt::is_integral(c.src) && memfmt::is_integral(c.dst) &&
+                       (c.src == data_type::s32 || c.dst == data_type::s32) && c.alpha == 1.f && attr.src_scales.empty() &&
+                       attr.dst_scales.empty() && c.beta == 0.f && (c.src_zero_point != 0 || c.dst_zero_point != 0);
+  const auto load_int = [](data_type dt, const unsigned char* p) -> std::int64_t {
+    if (dt == data_type::s8) return static_cast<std::int8_t>(*p);
+    if (dt == data_type::u8) return *p;
+    std::int32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  };
   for_each_index(src.get_dims(), [&](const dims& i) {
+    if (integer) {
+      std::int64_t v = load_int(c.src, static_cast<const unsigned char*>(s) + src.offset(i) * ssize) - c.src_zero_point +
+                       c.dst_zero_point;
+      const std::int64_t lo = c.dst == data_type::s32 ? -2147483648LL : c.dst == data_type::s8 ? -128 : 0;
+      const std::int64_t hi = c.dst == data_type::s32 ? 2147483647LL : c.dst == data_type::s8 ? 127 : 255;
+      v = v < lo ? lo : (v > hi ? hi : v);
+      unsigned char* to = out + dst.offset(i) * dsize;
+      if (c.dst == data_type::s32) {
+        const auto w = static_cast<std::int32_t>(v);
+        std::memcpy(to, &w, 4);
+      } else {
+        *to = static_cast<unsigned char>(static_cast<std::int8_t>(v));
+      }
+      return;
+    }
     memfmt::detail::conversion e = c;
     float scale = 1.f;
     const float ss = attr.src_scales.empty() ? 1.f

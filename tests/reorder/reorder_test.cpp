@@ -139,6 +139,11 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
   zero_points.dst_zero_point = -7;
   check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s8, "nhwc"), zero_points);
   check(desc(shape, data_type::s32, "nhwc"), desc(shape, data_type::f32, "nChw16c"), zero_points);
+  // s32 with only zero points stays in integers: exact beyond 2^24, saturated
+  check(desc(shape, data_type::s32, "nchw"), desc(shape, data_type::s32, "nhwc"), zero_points);
+  check(desc(shape, data_type::s32, "nchw"), desc(shape, data_type::s8, "nChw16c"), zero_points);
+  check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s32, "nChw8c"), zero_points);
+  check(desc({2, 3}, data_type::s32, "ab"), desc({2, 3}, data_type::s32, "AB2a3b"), zero_points);  // element-wise plan
 
   reorder_attr sum;
   sum.sum_beta = 0.5f;

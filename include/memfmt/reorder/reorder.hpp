@@ -63,10 +63,15 @@ class reorder {
         const void* ns = s + p.src_base * src_size_;
         void* nd = d + p.dst_base * dst_size_;
         const dim count = n.outer_count();
+        const bool integer = integer_zero_points_ && n.kind != detail::kernel_kind::zero_fill;
+        const auto run = [&](dim begin, dim end) {
+          if (integer) run_integer_nest(n, ns, nd, begin, end);
+          else detail::run_nest(n, ns, nd, begin, end);
+        };
         if (count <= 1 || parallel_for == nullptr) {
-          detail::run_nest(n, ns, nd, 0, count);
+          run(0, count);
         } else {
-          parallel_for(count, [&](dim begin, dim end) { detail::run_nest(n, ns, nd, begin, end); });
+          parallel_for(count, run);
         }
       }
     }
@@ -156,6 +161,11 @@ class reorder {
     }
     nests_ = std::move(nests);
     cvt_ = cvt;
+    // s32 with zero points and nothing else: exact integer arithmetic, as oneDNN does
+    // (through f32, s32 values beyond 2^24 would round)
+    integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
+                           (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
+                           scales_.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     scale_strides_ = scale_strides;
   }
 
@@ -184,6 +194,45 @@ class reorder {
     }
   }
 
+  static std::int64_t load_integer(data_type dt, const unsigned char* p) noexcept {
+    switch (dt) {
+      case data_type::s8: return static_cast<std::int8_t>(*p);
+      case data_type::u8: return *p;
+      default: {
+        std::int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
+    }
+  }
+
+  /// `dst = saturate(src - zp_src + zp_dst)` in 64-bit integers, for the loops a kernel
+  /// would own (the transpose's two, or the innermost one).
+  void run_integer_nest(const detail::nest& n, const void* src, void* dst, dim begin, dim end) const {
+    const std::int64_t lo = cvt_.dst == data_type::s32 ? INT32_MIN : cvt_.dst == data_type::s8 ? -128 : 0;
+    const std::int64_t hi = cvt_.dst == data_type::s32 ? INT32_MAX : cvt_.dst == data_type::s8 ? 127 : 255;
+    const int owned = n.owned_loops();
+    const detail::loop& inner = n.loops[n.nloops - 1];
+    const detail::loop outer = owned == 2 ? n.loops[n.nloops - 2] : detail::loop{};
+    detail::outer_cursor cursor(n, begin);
+    for (dim it = begin; it < end; ++it, cursor.next())
+      for (dim i = 0; i < outer.extent; ++i)
+        for (dim j = 0; j < inner.extent; ++j) {
+          const dim from = cursor.src + i * outer.src_stride + j * inner.src_stride;
+          const dim to = cursor.dst + i * outer.dst_stride + j * inner.dst_stride;
+          std::int64_t v = load_integer(cvt_.src, static_cast<const unsigned char*>(src) + from * src_size_);
+          v = v - cvt_.src_zero_point + cvt_.dst_zero_point;
+          v = v < lo ? lo : v > hi ? hi : v;
+          auto* out = static_cast<unsigned char*>(dst) + to * dst_size_;
+          if (cvt_.dst == data_type::s32) {
+            const auto w = static_cast<std::int32_t>(v);
+            std::memcpy(out, &w, 4);
+          } else {
+            *out = static_cast<unsigned char>(static_cast<std::int8_t>(v));
+          }
+        }
+  }
+
   /// For blockings that do not nest (e.g. blocks of 3 and 4): element by element.
   void run_elementwise(const unsigned char* src, unsigned char* dst) const {
     const int n = dst_.get_ndims();
@@ -193,7 +242,13 @@ class reorder {
       bool inside = true;
       for (int d = 0; d < n; ++d) inside = inside && index[d] < logical[d];
       unsigned char* out = dst + (inside ? dst_.offset(index) : detail::padded_offset(dst_, index)) * dst_size_;
-      if (inside) {
+      if (inside && integer_zero_points_) {
+        detail::nest one;
+        one.nloops = 1;
+        one.loops[0] = detail::loop{1, 1, 1, 0};
+        one.kind = detail::kernel_kind::strided;
+        run_integer_nest(one, src + src_.offset(index) * src_size_, out, 0, 1);
+      } else if (inside) {
         dim scale_index = 0;
         for (int d = 0; d < n; ++d) scale_index += index[d] * scale_strides_[d];
         detail::conversion cvt = cvt_;
@@ -269,6 +324,7 @@ class reorder {
   reorder_attr attr_;
   dim src_size_ = 0, dst_size_ = 0;
   bool elementwise_ = false;
+  bool integer_zero_points_ = false;
   std::vector<detail::placed_nest> nests_;
   std::vector<float> scales_;
   detail::conversion cvt_;

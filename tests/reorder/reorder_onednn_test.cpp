@@ -1,0 +1,270 @@
+// memfmt::reorder against oneDNN 2.6's reorder: the same source through both, the
+// destinations compared bit for bit, padding included.
+#if MEMFMT_HAVE_ONEDNN
+#include <catch2/catch.hpp>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "reference.hpp"
+
+using namespace memfmt_test;
+
+namespace {
+
+dnnl::memory::data_type to_dnnl(data_type dt) {
+  switch (dt) {
+    case data_type::f32: return dnnl::memory::data_type::f32;
+    case data_type::bf16: return dnnl::memory::data_type::bf16;
+    case data_type::f16: return dnnl::memory::data_type::f16;
+    case data_type::s32: return dnnl::memory::data_type::s32;
+    case data_type::s8: return dnnl::memory::data_type::s8;
+    case data_type::u8: return dnnl::memory::data_type::u8;
+    case data_type::undef: break;
+  }
+  return dnnl::memory::data_type::undef;
+}
+
+// oneDNN's descriptor of the same layout: built from the tag name through oneDNN's own
+// string-tag parser is not public, so from strides and blocks of memfmt's descriptor.
+dnnl::memory::desc to_dnnl(const desc& d) {
+  dnnl_memory_desc_t md{};
+  md.ndims = d.get_ndims();
+  for (int i = 0; i < md.ndims; ++i) {
+    md.dims[i] = d.get_dims()[i];
+    md.padded_dims[i] = d.get_padded_dims()[i];
+    md.padded_offsets[i] = d.get_padded_offsets()[i];
+    md.format_desc.blocking.strides[i] = d.get_strides()[i];
+  }
+  md.offset0 = d.get_submemory_offset();
+  md.data_type = static_cast<dnnl_data_type_t>(to_dnnl(d.get_data_type()));
+  md.format_kind = dnnl_blocked;
+  md.format_desc.blocking.inner_nblks = d.get_inner_nblks();
+  for (int k = 0; k < d.get_inner_nblks(); ++k) {
+    md.format_desc.blocking.inner_blks[k] = d.get_inner_blks()[k];
+    md.format_desc.blocking.inner_idxs[k] = d.get_inner_idxs()[k];
+  }
+  md.extra.flags = d.get_extra().flags;
+  md.extra.compensation_mask = d.get_extra().compensation_mask;
+  md.extra.scale_adjust = d.get_extra().scale_adjust;
+  md.extra.asymm_compensation_mask = d.get_extra().asymm_compensation_mask;
+  return dnnl::memory::desc(md);
+}
+
+// Values on which oneDNN 2.6 is exact: finite, no negative zero (oneDNN's generic reorders
+// turn -0 into +0), no f32 subnormals (oneDNN flushes them when converting to bf16), and
+// 16-bit floats below 2^31 in magnitude (oneDNN wraps larger ones converting to s8/u8
+// instead of saturating). memfmt's behaviour on those is tested in reorder_test and
+// written down in docs/reorder.md. Ties, out-of-range values and f16 subnormals stay.
+void fill_finite(data_type dt, void* p, std::size_t bytes, std::mt19937& rng) {
+  fill_random(dt, p, bytes, rng);
+  const std::size_t size = memfmt::data_type_size(dt);
+  auto* b = static_cast<unsigned char*>(p);
+  for (std::size_t k = 0; k + size <= bytes; k += size) {
+    if (dt == data_type::f32) {
+      float v;
+      std::memcpy(&v, b + k, 4);
+      if (!std::isfinite(v) || std::fabs(v) < 1.2e-38f) v = 1.5f;
+      std::memcpy(b + k, &v, 4);
+    } else if (dt == data_type::bf16) {
+      std::uint16_t v;
+      std::memcpy(&v, b + k, 2);
+      const int exponent = (v >> 7) & 0xFF;
+      if (exponent == 0 || exponent >= 127 + 31) v = static_cast<std::uint16_t>((v & 0x807F) | ((100 + exponent % 40) << 7));
+      std::memcpy(b + k, &v, 2);
+    } else if (dt == data_type::f16) {
+      std::uint16_t v;
+      std::memcpy(&v, b + k, 2);
+      if ((v & 0x7C00) == 0x7C00 || v == 0x8000) v = static_cast<std::uint16_t>(v & 0x3FFF);
+      std::memcpy(b + k, &v, 2);
+    }
+  }
+}
+
+struct problem {
+  dims shape;
+  data_type from, to;
+  const char* src_tag;
+  const char* dst_tag;
+  float scale = 1.f;        // output scale (common)
+  int scale_mask = 0;       // per-dim output scales when non-zero
+  std::int32_t src_zp = 0;
+  std::int32_t dst_zp = 0;
+  float beta = 0.f;
+};
+
+std::string name(const problem& p) {
+  std::string s = std::string(memfmt::to_string(p.from)) + ":" + p.src_tag + " -> " + std::string(memfmt::to_string(p.to)) + ":" + p.dst_tag + " dims";
+  for (dim v : p.shape) s += " " + std::to_string(v);
+  if (p.scale != 1.f || p.scale_mask != 0) s += " scale " + std::to_string(p.scale) + " mask " + std::to_string(p.scale_mask);
+  if (p.src_zp != 0 || p.dst_zp != 0) s += " zp " + std::to_string(p.src_zp) + "/" + std::to_string(p.dst_zp);
+  if (p.beta != 0.f) s += " beta " + std::to_string(p.beta);
+  return s;
+}
+
+void compare(const problem& p, std::uint32_t seed) {
+  const desc src(p.shape, p.from, p.src_tag), dst(p.shape, p.to, p.dst_tag);
+  std::mt19937 rng(seed);
+  std::vector<unsigned char> s(src.get_size()), initial(dst.get_size());
+  fill_finite(p.from, s.data(), s.size(), rng);
+  fill_finite(p.to, initial.data(), initial.size(), rng);
+  memfmt::zero_padding(dst, initial.data());  // oneDNN keeps padding zero too
+
+  memfmt::reorder_attr attr;
+  std::vector<float> scales;
+  if (p.scale_mask != 0) {
+    dim count = 1;
+    for (int d = 0; d < p.shape.size(); ++d)
+      if ((p.scale_mask >> d & 1) != 0) count *= p.shape[d];
+    for (dim k = 0; k < count; ++k) scales.push_back(p.scale * (1.f + 0.37f * static_cast<float>(k % 5)));
+    attr.src_scales = {p.scale_mask, scales};
+  } else if (p.scale != 1.f) {
+    scales = {p.scale};
+    attr.src_scales = {0, scales};
+  }
+  attr.src_zero_point = p.src_zp;
+  attr.dst_zero_point = p.dst_zp;
+  attr.sum_beta = p.beta;
+  std::vector<unsigned char> ours = initial;
+  memfmt::reorder(src, dst, attr).execute(s.data(), ours.data());
+
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  std::vector<unsigned char> theirs = initial;
+  dnnl::memory sm(to_dnnl(src), engine, s.data()), dm(to_dnnl(dst), engine, theirs.data());
+  dnnl::primitive_attr oneattr;
+  if (!scales.empty()) oneattr.set_output_scales(p.scale_mask, scales);
+  if (p.src_zp != 0) oneattr.set_zero_points(DNNL_ARG_SRC, 0, {p.src_zp});
+  if (p.dst_zp != 0) oneattr.set_zero_points(DNNL_ARG_DST, 0, {p.dst_zp});
+  if (p.beta != 0.f) {
+    dnnl::post_ops ops;
+    ops.append_sum(p.beta);
+    oneattr.set_post_ops(ops);
+  }
+  dnnl::reorder::primitive_desc pd;
+  try {
+    pd = dnnl::reorder::primitive_desc(engine, to_dnnl(src), engine, to_dnnl(dst), oneattr);
+  } catch (const dnnl::error&) {
+    WARN("oneDNN has no reorder for " << name(p));
+    return;
+  }
+  dnnl::reorder(pd).execute(stream, sm, dm);
+  stream.wait();
+  if (ours != theirs) {
+    const std::size_t size = memfmt::data_type_size(p.to);
+    std::size_t first = 0;
+    std::size_t differing = 0;
+    for (std::size_t k = 0; k < ours.size(); k += size)
+      if (std::memcmp(&ours[k], &theirs[k], size) != 0) {
+        if (differing++ == 0) first = k;
+      }
+    std::string detail;
+    for_each_index(dst.get_padded_dims(), [&](const dims& i) {
+      const std::size_t at = static_cast<std::size_t>(memfmt::detail::padded_offset(dst, i)) * size;
+      if (at != first) return;
+      bool inside = true;
+      for (int d = 0; d < i.size(); ++d) inside = inside && i[d] < p.shape[d];
+      detail = inside ? "inside the tensor" : "in the padding";
+      if (inside) {
+        float x = memfmt::detail::load_as_f32(p.from, s.data() + src.offset(i) * memfmt::data_type_size(p.from));
+        detail += ", source value " + std::to_string(x) + " (" + std::to_string(*reinterpret_cast<const std::uint32_t*>(&x)) + ")";
+      }
+    });
+    std::uint32_t a = 0, b = 0, before = 0;
+    std::memcpy(&a, &ours[first], size);
+    std::memcpy(&b, &theirs[first], size);
+    std::memcpy(&before, &initial[first], size);
+    FAIL_CHECK(name(p) << ": " << differing << " elements differ from oneDNN, first at element " << first / size << " "
+                       << detail << ": memfmt bits " << a << ", oneDNN bits " << b << ", before " << before);
+  }
+}
+
+const char* const tags4[] = {"nchw", "nhwc", "nChw8c", "nChw16c", "chwn", "NChw16n16c", "OIhw16i16o",
+                             "OIhw4i16o4i", "IOhw16o16i", "Acdb32a", "ABcd8b16a2b", "OIhw8i8o"};
+const data_type types[] = {data_type::f32, data_type::bf16, data_type::f16, data_type::s32, data_type::s8, data_type::u8};
+
+}  // namespace
+
+TEST_CASE("layouts: every pair of a set of tags, f32, shapes the other tests do not use", "[reorder][onednn]") {
+  std::mt19937 rng(2024);
+  for (const char* a : tags4)
+    for (const char* b : tags4) {
+      const dims shape{static_cast<dim>(rng() % 40 + 1), static_cast<dim>(rng() % 70 + 1), static_cast<dim>(rng() % 4 + 1),
+                       static_cast<dim>(rng() % 6 + 1)};
+      compare({shape, data_type::f32, data_type::f32, a, b}, rng());
+    }
+}
+
+TEST_CASE("data types: every pair oneDNN converts", "[reorder][onednn]") {
+  std::mt19937 rng(99);
+  for (data_type from : types)
+    for (data_type to : types) {
+      compare({{3, 21, 4, 5}, from, to, "nchw", "nChw16c"}, rng());
+      compare({{3, 21, 4, 5}, from, to, "nhwc", "nchw"}, rng());
+      compare({{300}, from, to, "a", "a"}, rng());
+    }
+}
+
+TEST_CASE("attributes: output scales, zero points, sum", "[reorder][onednn][attr]") {
+  std::mt19937 rng(5);
+  for (data_type from : {data_type::f32, data_type::s8, data_type::u8, data_type::s32})
+    for (data_type to : {data_type::f32, data_type::s8, data_type::u8, data_type::s32}) {
+      compare({{2, 19, 3, 4}, from, to, "nchw", "nChw16c", 0.37f}, rng());
+      compare({{2, 19, 3, 4}, from, to, "nhwc", "nchw", 1.7f, 1 << 1}, rng());
+      compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 0, 0, 0.5f}, rng());
+      if (memfmt::is_integral(from)) compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 3, 0}, rng());
+      if (memfmt::is_integral(to)) compare({{2, 19, 3, 4}, from, to, "nchw", "nChw8c", 0.5f, 0, 0, -5}, rng());
+    }
+}
+TEST_CASE("weights compensation: s8s8 and zero-point buffers after the data", "[reorder][onednn][compensation]") {
+  std::mt19937 rng(17);
+  struct weights {
+    dims shape;
+    const char* tag;
+    int mask;  // dims the compensation is kept per
+  };
+  const weights cases[] = {{{32, 19, 3, 3}, "OIhw4i16o4i", 1 << 0},
+                           {{2, 24, 19, 3, 3}, "gOIhw4i16o4i", (1 << 0) | (1 << 1)},
+                           {{19, 40, 3}, "OIw4i16o4i", 1 << 0},
+                           {{16, 16, 1, 1}, "OIhw16i16o", 1 << 0}};
+  for (const weights& w : cases)
+    for (std::uint32_t flags : {memfmt::extra_flags::compensation_conv_s8s8, memfmt::extra_flags::compensation_conv_asymmetric_src,
+                                memfmt::extra_flags::compensation_conv_s8s8 | memfmt::extra_flags::compensation_conv_asymmetric_src}) {
+      memfmt::extra_info extra;
+      extra.flags = flags;
+      extra.compensation_mask = (flags & memfmt::extra_flags::compensation_conv_s8s8) != 0 ? w.mask : 0;
+      extra.asymm_compensation_mask = (flags & memfmt::extra_flags::compensation_conv_asymmetric_src) != 0 ? w.mask : 0;
+      const desc src(w.shape, data_type::f32, w.shape.size() == 5 ? "goihw" : w.shape.size() == 3 ? "oiw" : "oihw");
+      const desc dst = desc(w.shape, data_type::s8, w.tag).with_extra(extra);
+      std::vector<float> s(src.get_size() / 4);
+      std::uniform_real_distribution<float> value(-3.f, 3.f);
+      for (float& v : s) v = value(rng);
+      memfmt::reorder_attr attr;
+      attr.src_scales = {0, {40.f}};
+      std::vector<unsigned char> ours(dst.get_size(), 0xCD);
+      memfmt::reorder(src, dst, attr).execute(s.data(), ours.data());
+
+      dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+      dnnl::stream stream(engine);
+      const dnnl::memory::desc theirs_desc = to_dnnl(dst);
+      // oneDNN 2.6 over-counts the buffers in get_size(): allocate what it asks for
+      std::vector<unsigned char> theirs(std::max(theirs_desc.get_size(), dst.get_size()), 0xCD);
+      dnnl::memory sm(to_dnnl(src), engine, s.data()), dm(theirs_desc, engine, theirs.data());
+      dnnl::primitive_attr oneattr;
+      oneattr.set_output_scales(0, {40.f});
+      dnnl::reorder(dnnl::reorder::primitive_desc(engine, to_dnnl(src), engine, theirs_desc, oneattr)).execute(stream, sm, dm);
+      stream.wait();
+      theirs.resize(dst.get_size());
+      INFO(w.tag << " flags " << flags << " mask " << w.mask << ": data " << dst.get_data_size() << " bytes, compensation "
+                 << dst.get_compensation_size() << " bytes");
+      REQUIRE(std::equal(ours.begin(), ours.begin() + static_cast<std::ptrdiff_t>(dst.get_data_size()), theirs.begin()));
+      REQUIRE(ours == theirs);
+    }
+}
+#else
+int main() { return 77; }  // oneDNN not available: skipped
+#endif
