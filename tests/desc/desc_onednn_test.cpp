@@ -246,11 +246,10 @@ TEST_CASE("desc from strides: the same acceptance and the same descriptor as one
   CHECK(rejected > 2000);
 }
 
-// KNOWN BUG: memfmt checks the strides of a zero-volume tensor for overlap, where oneDNN
-// accepts any non-negative strides (there is no element to overlap), and its dense
-// row-major strides for such a tensor differ from oneDNN's (oneDNN multiplies by the 0:
-// dims {1,1,5,0} give {0,0,0,1}, memfmt gives {5,5,1,1}).
-TEST_CASE("desc from strides with a dim of 0: the same acceptance and fields as oneDNN", "[desc][onednn][!mayfail]") {
+// A zero-volume tensor accepts any non-negative strides (there is no element to overlap),
+// and its dense row-major strides multiply by the 0, as oneDNN's: dims {1,1,5,0} give
+// {0,0,0,1}.
+TEST_CASE("desc from strides with a dim of 0: the same acceptance and fields as oneDNN", "[desc][onednn]") {
   const std::vector<std::pair<std::vector<dim>, std::vector<dim>>> cases = {
       {{0, 2}, {1, 1}},          // overlapping, but nothing to overlap
       {{2, 0, 3}, {1, 1, 1}},    //
@@ -441,13 +440,12 @@ TEST_CASE("reshape: the same results and the same rejections as oneDNN", "[desc]
   CHECK(onednn_wrong < accepted / 20);
 }
 
-// KNOWN BUG: a view that takes one index of a blocked dim, not at its right border, has
-// that dim with extent 1 and padded extent 1 (oneDNN's submemory rule). reshape removes
-// it as an unpadded unit dim but leaves its inner blocks in place, now attached to
-// another dim, or to a dim the result does not have: the result's offsets are not the
-// source's. oneDNN 2.6 does the same. Expected: the elements stay in place, or the
-// reshape is rejected.
-TEST_CASE("reshape of a view with a blocked unit dim keeps the elements in place", "[desc][!mayfail]") {
+// A view that takes one index of a blocked dim, not at its right border, has that dim
+// with extent 1 and padded extent 1 (oneDNN's submemory rule), but still blocked. oneDNN
+// 2.6's reshape drops it as a plain unit dim and leaves its inner blocks attached to
+// another dim, or to none: the elements move. memfmt keeps such a dim as a unit dim of
+// the result, or rejects the reshape.
+TEST_CASE("reshape of a view with a blocked unit dim keeps the elements in place", "[desc]") {
   struct reshape_case {
     std::string_view tag;
     dims parent, sizes, offsets, new_dims;

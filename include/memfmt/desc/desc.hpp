@@ -74,11 +74,21 @@ class desc {
   /// (broadcast) are exempt from the overlap check.
   constexpr desc(const dims& dims_, data_type dt, const dims& strides, bool allow_empty = false) {
     if (!check_dims(dims_, dt, "strides", allow_empty)) return;
-    if (strides.empty()) {
+    bool zero_volume = false;
+    for (dim v : dims_) zero_volume = zero_volume || v == 0;
+    if (strides.empty() && !zero_volume) {
       blocking row_major;
       row_major.ndims = dims_.size();
       for (int i = 0; i < dims_.size(); ++i) row_major.order[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i);
       init_blocked(dims_, dt, row_major, "strides", allow_empty);
+      return;
+    }
+    if (strides.empty()) {  // oneDNN's dense strides of a tensor with no elements: products that include the 0
+      dims dense = dims::filled(dims_.size(), 1);
+      for (int i = dims_.size() - 2; i >= 0; --i) dense[i] = dense[i + 1] * dims_[i + 1];
+      set_plain(dims_, dt);
+      strides_ = dense;
+      inner_.order = order_by_strides(dims_, strides_);
       return;
     }
     if (strides.size() != dims_.size()) {
@@ -90,7 +100,8 @@ class desc {
         if (allow_empty) return;
         detail::fail("desc: stride ", i, " is negative (", strides[i], ")");
       }
-    if (const int d = first_overlapping_dim(dims_, strides); d >= 0) {
+    // with no element nothing can overlap (oneDNN accepts any strides then)
+    if (const int d = zero_volume ? -1 : first_overlapping_dim(dims_, strides); d >= 0) {
       if (allow_empty) return;
       detail::fail("desc: strides overlap: dim ", d, " (extent ", dims_[d], ", stride ", strides[d],
                    ") collides with a dim of smaller stride");
@@ -154,14 +165,8 @@ class desc {
   /// zero-volume and submemory descriptors; dims whose padded extent spans one block do
   /// not count their stride).
   constexpr std::size_t get_data_size() const noexcept {
-    if (kind_ != format_kind::blocked || has_zero_dim() || offset0_ != 0) return 0;
-    dim span = 0;
-    for (int d = 0; d < get_ndims(); ++d) {
-      const dim outer = padded_dims_[d] / inner_.block_of(d);
-      const dim reach = outer == 1 ? 1 : outer * strides_[d];
-      if (reach > span) span = reach;
-    }
-    if (span == 1 && inner_.inner_nblks != 0) span = inner_.block_size();
+    if (kind_ != format_kind::blocked || offset0_ != 0) return 0;
+    const dim span = span_in_elements(inner_, dims_, padded_dims_, strides_);
     const std::size_t bytes = static_cast<std::size_t>(span) * data_type_size(dt_);
     // the s32 compensation buffers that follow the data are aligned to 4 bytes
     return get_compensation_size() != 0 ? (bytes + 3) / 4 * 4 : bytes;
@@ -279,8 +284,10 @@ class desc {
   /// `abc...` or in the order of `order_tag` (an unblocked tag, e.g. "acdb" or "nhwc").
   constexpr desc plain(std::string_view order_tag = {}) const {
     if (kind_ == format_kind::undef) detail::fail("plain: the zero descriptor has no dims");
-    if (order_tag.empty()) return desc(dims_, dt_, dims{});
-    const blocking b = parse_tag_or_throw(order_tag);
+    blocking b;
+    b.ndims = get_ndims();
+    for (int i = 0; i < b.ndims; ++i) b.order[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(i);
+    if (!order_tag.empty()) b = parse_tag_or_throw(order_tag);
     if (b.inner_nblks != 0) detail::fail("plain: tag '", order_tag, "' is blocked");
     desc r;
     r.init_blocked(dims_, dt_, b, order_tag, false);

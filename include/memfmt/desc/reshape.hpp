@@ -25,12 +25,15 @@ constexpr desc desc::reshape_blocked(const dims& out, bool allow_empty) const {
     int in_begin = in_end, out_begin = out_end;
     if (in_end > 0 && dims_[in_end - 1] == 1) {
       in_begin = in_end - 1;
-      if (padded_dims_[in_begin] == 1) {  // drop a unit dim
+      if (padded_dims_[in_begin] == 1 && !inner_.is_blocked(in_begin)) {  // drop a plain unit dim
         in_end = in_begin;
         continue;
       }
-      if (out_end == 0 || out[out_end - 1] != 1) return reject("dim ", in_begin, " is 1 but padded");
-      out_begin = out_end - 1;  // keep a padded unit dim
+      // a padded or blocked unit dim (a view of one index of a blocked dim) has inner
+      // blocks that must stay on a dim: it maps to a unit dim of the output
+      if (out_end == 0 || out[out_end - 1] != 1)
+        return reject("dim ", in_begin, " is 1 but padded or blocked, so it must stay a dim of 1");
+      out_begin = out_end - 1;
     } else if (out_end > 0 && out[out_end - 1] == 1) {  // add a unit dim
       out_begin = out_end - 1;
       dim stride = 1;

@@ -37,14 +37,16 @@ constexpr dims outer_strides(const blocking& b, const dims& padded) {
 }
 
 /// Elements spanned by a blocked tensor (oneDNN's size rule, in elements): the largest
-/// extent any outer dim reaches; 0 when any dim is 0.
+/// extent any outer dim reaches, where a dim that spans a single block does not count its
+/// stride; the whole inner block at least; 0 when any dim is 0.
 /// @pre strides >= 0; `padded` are multiples of the blocks
 constexpr dim span_in_elements(const blocking& b, const dims& dims_, const dims& padded, const dims& strides) {
   for (dim v : dims_)
     if (v == 0) return 0;
   dim span = 0;
   for (int d = 0; d < padded.size(); ++d) {
-    const dim reach = padded[d] / b.block_of(d) * strides[d];
+    const dim outer = padded[d] / b.block_of(d);
+    const dim reach = outer == 1 ? 1 : outer * strides[d];
     if (reach > span) span = reach;
   }
   if (span == 1 && b.inner_nblks != 0) span = b.block_size();
