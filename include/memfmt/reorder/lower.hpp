@@ -184,8 +184,9 @@ inline void simplify(nest& n, bool zero_fill) {
     n.kind = kernel_kind::strided;
     if (last.dst_stride == 1 && folded >= 2) {
       // a transpose needs a loop that is unit-stride in the source: make it innermost
+      // (not worth it when both sides of the tile would be tiny)
       for (int i = folded - 2; i >= 0; --i)
-        if (n.loops[i].src_stride == 1 && n.loops[i].extent > 1) {
+        if (n.loops[i].src_stride == 1 && n.loops[i].extent > 1 && (n.loops[i].extent >= 4 || last.extent >= 4)) {
           const loop unit_src = n.loops[i];
           for (int j = i; j < folded - 1; ++j) n.loops[j] = n.loops[j + 1];
           n.loops[folded - 1] = unit_src;

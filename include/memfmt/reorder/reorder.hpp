@@ -9,6 +9,10 @@
 #include <functional>
 #include <vector>
 
+#if defined(__unix__)
+#include <unistd.h>
+#endif
+
 #include "memfmt/core/error.hpp"
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/memory/memory.hpp"
@@ -155,8 +159,12 @@ class reorder {
     }
     std::vector<detail::placed_nest> nests;
     elementwise_ = !detail::lower(src_, dst_, scale_strides, nests);
+    // a destination larger than the last-level cache will not be read back from it soon:
+    // write it around the cache (whole aligned vectors only; results are the same)
+    const bool stream = dst_.get_size() > last_level_cache_bytes();
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
+      p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       if (p.loops.kind == detail::kernel_kind::zero_fill) p.loops.cvt.scales = nullptr;
     }
     nests_ = std::move(nests);
@@ -167,6 +175,18 @@ class reorder {
                            (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
                            scales_.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     scale_strides_ = scale_strides;
+  }
+
+  static std::size_t last_level_cache_bytes() noexcept {
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    static const std::size_t bytes = [] {
+      const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+      return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20;
+    }();
+    return bytes;
+#else
+    return std::size_t{32} << 20;
+#endif
   }
 
   void combine_scales(int mask) {
