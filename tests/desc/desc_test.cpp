@@ -315,3 +315,9 @@ TEST_CASE("descriptors of every data type", "[desc]") {
     CHECK(md.get_data_type() == dt);
   }
 }
+
+TEST_CASE("dense strides of a zero-volume tensor that would overflow are rejected", "[desc][errors]") {
+  const memfmt::dims huge{0, memfmt::dim{1} << 40, memfmt::dim{1} << 40};
+  REQUIRE_THROWS_WITH(memfmt::desc(huge, memfmt::data_type::f32, memfmt::dims{}), Catch::Contains("overflow"));
+  REQUIRE(memfmt::desc(huge, memfmt::data_type::f32, memfmt::dims{}, true).is_zero());
+}

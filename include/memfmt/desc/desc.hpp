@@ -85,7 +85,13 @@ class desc {
     }
     if (strides.empty()) {  // oneDNN's dense strides of a tensor with no elements: products that include the 0
       dims dense = dims::filled(dims_.size(), 1);
-      for (int i = dims_.size() - 2; i >= 0; --i) dense[i] = dense[i + 1] * dims_[i + 1];
+      for (int i = dims_.size() - 2; i >= 0; --i) {
+        dense[i] = detail::checked_mul(dense[i + 1], dims_[i + 1]);
+        if (dense[i] < 0) {
+          if (allow_empty) return;
+          detail::fail("desc: dense strides overflow: the dims after dim ", i, " hold more than 2^63 elements");
+        }
+      }
       set_plain(dims_, dt);
       strides_ = dense;
       inner_.order = order_by_strides(dims_, strides_);
