@@ -95,6 +95,10 @@ class desc {
       set_plain(dims_, dt);
       strides_ = dense;
       inner_.order = order_by_strides(dims_, strides_);
+      if (span_bytes_overflow()) {
+        *this = desc();
+        if (!allow_empty) detail::fail("desc: dims overflow: the tensor would exceed 2^63 bytes");
+      }
       return;
     }
     if (strides.size() != dims_.size()) {
