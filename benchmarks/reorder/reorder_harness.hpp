@@ -216,6 +216,7 @@ inline const char* kernel_name(memfmt::detail::kernel_kind k) {
     case memfmt::detail::kernel_kind::transpose: return "transpose";
     case memfmt::detail::kernel_kind::strided: return "strided";
     case memfmt::detail::kernel_kind::zero_fill: return "zero_fill";
+    case memfmt::detail::kernel_kind::gather: return "gather";
   }
   return "?";
 }
@@ -245,16 +246,17 @@ inline std::string nest_line(const memfmt::detail::placed_nest& p) {
 
 /// Elements each kernel kind handles in a plan, and the kind that handles most.
 struct plan_summary {
+  static constexpr int kinds = 5;
   std::size_t nests = 0;
   bool elementwise = false;
-  memfmt::dim elements[4] = {0, 0, 0, 0};  // indexed by kernel_kind
+  memfmt::dim elements[kinds] = {};  // indexed by kernel_kind
   std::string main_kernel;                 ///< the kind that moves the most elements
   std::string text() const {
     if (elementwise) return "element-wise (blocks do not nest)";
     std::string s = std::to_string(nests) + (nests == 1 ? " nest:" : " nests:");
-    const char* names[4] = {"copy", "transpose", "strided", "zero_fill"};
-    for (int k = 0; k < 4; ++k)
-      if (elements[k] != 0) s += std::string(" ") + names[k] + "=" + std::to_string(elements[k]);
+    for (int k = 0; k < kinds; ++k)
+      if (elements[k] != 0)
+        s += std::string(" ") + kernel_name(static_cast<memfmt::detail::kernel_kind>(k)) + "=" + std::to_string(elements[k]);
     return s;
   }
 };
@@ -269,7 +271,7 @@ inline plan_summary summarize(const memfmt::reorder& r) {
     s.elements[static_cast<int>(p.loops.kind)] += count;
   }
   int best = 0;
-  for (int k = 1; k < 4; ++k)
+  for (int k = 1; k < plan_summary::kinds; ++k)
     if (s.elements[k] > s.elements[best]) best = k;
   s.main_kernel = s.elementwise ? "elementwise" : kernel_name(static_cast<memfmt::detail::kernel_kind>(best));
   return s;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "memfmt/core/dims.hpp"
@@ -145,7 +146,33 @@ struct placed_nest {
   dim src_base = 0;
   dim dst_base = 0;
   dim scale_base = 0;
+  std::vector<std::int32_t> gather_src, gather_scale;  ///< the `gather` kind's tables
 };
+
+/// Blocks of the `gather` kind hold at most this many elements (their offset tables
+/// stay in L1 next to the data).
+inline constexpr dim gather_max = 1024;
+/// Transposes whose tile has a side shorter than this gather instead.
+inline constexpr dim gather_below_side = 8;
+
+/// How many innermost loops of `loops` (ordered by dst stride) form a block that is
+/// contiguous in dst, of at most gather_max elements with offsets that fit 32 bits;
+/// 0 when that block would be too small to be worth a table.
+inline int gather_block(const loop* loops, int count) {
+  dim elements = 1, src_span = 0, scale_span = 0;
+  int g = 0;
+  for (int i = count - 1; i >= 0; --i) {
+    const loop& l = loops[i];
+    if (l.dst_stride != elements || elements * l.extent > gather_max) break;
+    elements *= l.extent;
+    src_span += (l.extent - 1) * (l.src_stride < 0 ? -l.src_stride : l.src_stride);
+    scale_span += (l.extent - 1) * l.scale_stride;
+    ++g;
+  }
+  constexpr dim int32_max = 2147483647;
+  if (elements < 16 || src_span > int32_max || scale_span > int32_max) return 0;
+  return g;
+}
 
 /// Drops unit loops, orders loops by destination stride (writes stream forward), folds
 /// loops that are contiguous in every operand, and picks the kernel.
@@ -180,6 +207,15 @@ inline void simplify(nest& n, bool zero_fill) {
     n.kind = kernel_kind::zero_fill;
   } else if (last.dst_stride == 1 && last.src_stride == 1) {
     n.kind = kernel_kind::copy;
+    if (folded >= 3 && last.extent <= nest::short_row) {
+      // the kernel steps through the rows of the loop around them: make that the longest
+      int longest = folded - 2;
+      for (int i = 0; i < folded - 2; ++i)
+        if (n.loops[i].extent > n.loops[longest].extent) longest = i;
+      const loop rows = n.loops[longest];
+      for (int j = longest; j < folded - 2; ++j) n.loops[j] = n.loops[j + 1];
+      n.loops[folded - 2] = rows;
+    }
   } else {
     n.kind = kernel_kind::strided;
     if (last.dst_stride == 1 && folded >= 2) {
@@ -194,6 +230,79 @@ inline void simplify(nest& n, bool zero_fill) {
           break;
         }
     }
+    // strided rows, or tiles too small to pay for their shuffles: a gather by table
+    const bool tiny_tiles = n.kind == kernel_kind::transpose && (n.loops[folded - 2].extent < gather_below_side ||
+                                                                 n.loops[folded - 1].extent < gather_below_side);
+    if (n.kind == kernel_kind::strided || tiny_tiles) {
+      const int g = gather_block(kept, folded);
+      if (g > 0) {
+        for (int i = 0; i < folded; ++i) n.loops[i] = kept[i];
+        n.kind = kernel_kind::gather;
+        n.gather_loops = g;
+      }
+    }
+  }
+}
+
+/// The offset tables of a `gather` nest's block: row-major over its block loops.
+inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::vector<std::int32_t>& scale) {
+  const int first = n.nloops - n.gather_loops;
+  src.assign(1, 0);
+  scale.assign(1, 0);
+  bool scale_varies = false;
+  for (int i = first; i < n.nloops; ++i) {
+    const loop& l = n.loops[i];
+    scale_varies = scale_varies || l.scale_stride != 0;
+    std::vector<std::int32_t> s2, c2;
+    s2.reserve(src.size() * static_cast<std::size_t>(l.extent));
+    c2.reserve(src.size() * static_cast<std::size_t>(l.extent));
+    for (std::size_t k = 0; k < src.size(); ++k)
+      for (dim e = 0; e < l.extent; ++e) {
+        s2.push_back(static_cast<std::int32_t>(src[k] + e * l.src_stride));
+        c2.push_back(static_cast<std::int32_t>(scale[k] + e * l.scale_stride));
+      }
+    src.swap(s2);
+    scale.swap(c2);
+  }
+  if (!scale_varies) scale.clear();
+}
+
+/// Gives the loops outside the kernel at least `pieces` iterations (threads share
+/// out those), when the nest is large enough to be worth sharing: the largest loop
+/// the kernel owns, of extent q * c, becomes an outer loop of q and an owned loop
+/// of c, with c a multiple of whole tiles (transpose) or of a cache line (rows).
+/// @post the nest visits the same elements with the same offsets
+inline void split_for_threads(nest& n, dim pieces) {
+  if (n.kind == kernel_kind::gather) return;  // its block is fixed by its tables
+  constexpr dim worth_sharing = dim{1} << 16;  // elements
+  dim total = 1;
+  for (int k = 0; k < n.nloops; ++k) total *= n.loops[k].extent;
+  if (total < worth_sharing) return;
+  for (int pass = 0; pass < 2; ++pass) {
+    const dim outer = n.outer_count();
+    if (outer >= pieces || n.nloops >= max_loops) return;
+    // the outer owned loop first (the rows: each thread keeps sequential runs), then the inner
+    const int first = n.nloops - n.owned_loops();
+    const int pick = pass == 0 || first == n.nloops - 1 ? first : n.nloops - 1;
+    const loop l = n.loops[pick];
+    const bool row = pick == n.nloops - 1;
+    const dim granule = n.kind == kernel_kind::transpose ? 16 : row ? 64 : 1;
+    const dim want = (pieces + outer - 1) / outer;
+    dim q = 0;
+    for (dim c = want; c <= 8 * want && c <= l.extent; ++c)
+      if (l.extent % c == 0 && (l.extent / c) % granule == 0) {
+        q = c;
+        break;
+      }
+    if (q == 0) continue;
+    const dim c = l.extent / q;
+    nest split = n;
+    for (int k = n.nloops; k > first; --k) split.loops[k] = split.loops[k - 1];
+    split.loops[first] = loop{q, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
+    split.loops[pick + 1].extent = c;
+    split.nloops = n.nloops + 1;
+    if (split.outer_count() <= outer) return;  // the kernel would own the new loop
+    n = split;
   }
 }
 
@@ -246,7 +355,8 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
       for (int i = 0; i < p.loops.nloops; ++i) p.loops.loops[i].src_stride = 0;
     }
     simplify(p.loops, zero_fill);
-    out.push_back(p);
+    if (p.loops.kind == kernel_kind::gather) gather_tables(p.loops, p.gather_src, p.gather_scale);
+    out.push_back(std::move(p));
     int d = n - 1;
     for (; d >= 0; --d) {
       if (++pick[static_cast<std::size_t>(d)] < boxes[static_cast<std::size_t>(d)].size()) break;

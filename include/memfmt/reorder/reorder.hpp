@@ -64,6 +64,10 @@ class reorder {
       for (const detail::placed_nest& p : nests_) {
         detail::nest n = p.loops;
         if (!scales_.empty()) n.cvt.scales = scales_.data() + p.scale_base;
+        if (n.kind == detail::kernel_kind::gather) {
+          n.gather_src = p.gather_src.data();
+          n.gather_scale = p.gather_scale.empty() ? nullptr : p.gather_scale.data();
+        }
         const void* ns = s + p.src_base * src_size_;
         void* nd = d + p.dst_base * dst_size_;
         const dim count = n.outer_count();
@@ -165,6 +169,7 @@ class reorder {
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
+      detail::split_for_threads(p.loops, 4 * hardware_threads());
       if (p.loops.kind == detail::kernel_kind::zero_fill) p.loops.cvt.scales = nullptr;
     }
     nests_ = std::move(nests);
@@ -175,6 +180,14 @@ class reorder {
                            (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
                            scales_.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     scale_strides_ = scale_strides;
+  }
+
+  static dim hardware_threads() noexcept {
+    static const dim threads = [] {
+      const long n = sysconf(_SC_NPROCESSORS_ONLN);
+      return n > 0 ? static_cast<dim>(n) : dim{1};
+    }();
+    return threads;
   }
 
   static std::size_t last_level_cache_bytes() noexcept {
@@ -232,13 +245,15 @@ class reorder {
     const std::int64_t lo = cvt_.dst == data_type::s32 ? INT32_MIN : cvt_.dst == data_type::s8 ? -128 : 0;
     const std::int64_t hi = cvt_.dst == data_type::s32 ? INT32_MAX : cvt_.dst == data_type::s8 ? 127 : 255;
     const int owned = n.owned_loops();
-    const detail::loop& inner = n.loops[n.nloops - 1];
-    const detail::loop outer = owned == 2 ? n.loops[n.nloops - 2] : detail::loop{};
+    const bool gather = n.kind == detail::kernel_kind::gather;
+    // a gather block: one contiguous run of dst with src offsets from the table
+    const detail::loop inner = gather ? detail::loop{n.gather_count(), 0, 1, 0} : n.loops[n.nloops - 1];
+    const detail::loop outer = owned == 2 && !gather ? n.loops[n.nloops - 2] : detail::loop{};
     detail::outer_cursor cursor(n, begin);
     for (dim it = begin; it < end; ++it, cursor.next())
       for (dim i = 0; i < outer.extent; ++i)
         for (dim j = 0; j < inner.extent; ++j) {
-          const dim from = cursor.src + i * outer.src_stride + j * inner.src_stride;
+          const dim from = cursor.src + (gather ? n.gather_src[j] : i * outer.src_stride + j * inner.src_stride);
           const dim to = cursor.dst + i * outer.dst_stride + j * inner.dst_stride;
           std::int64_t v = load_integer(cvt_.src, static_cast<const unsigned char*>(src) + from * src_size_);
           v = v - cvt_.src_zero_point + cvt_.dst_zero_point;

@@ -34,6 +34,7 @@ inline const char* kind_name(kernel_kind k) {
     case kernel_kind::transpose: return "transpose";
     case kernel_kind::strided: return "strided";
     case kernel_kind::zero_fill: return "zero_fill";
+    case kernel_kind::gather: return "gather";
   }
   return "?";
 }

@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "memfmt/reorder/kernel/copy-inl.h"
+#include "memfmt/reorder/kernel/gather-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
 #include "memfmt/reorder/kernel/transpose-inl.h"
@@ -48,6 +49,14 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
     case kernel_kind::copy:
       if (inner.src_stride == 1 && inner.dst_stride == 1) {
         const copy_kernel kernel(n);
+        if (n.owned_loops() == 2) {
+          const loop& J = n.loops[n.nloops - 2];
+          for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
+            kernel.rows(sp, dp, scales, J, inner);
+          });
+          if (n.stream_stores) hwy::FlushStream();
+          return;
+        }
         for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
           kernel.row(sp, dp, scales, inner.scale_stride, inner.extent);
         });
@@ -63,6 +72,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
             kernel.block(sp, dp, scales, J, inner);
           });
+          if (n.stream_stores) hwy::FlushStream();
         } else {
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
             for (dim j = 0; j < J.extent; ++j) {
@@ -75,11 +85,24 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
         return;
       }
       break;  // a single loop: one strided row per iteration
+    case kernel_kind::gather:
+      if (n.gather_src != nullptr && n.gather_loops >= 1 && n.gather_loops <= n.nloops) {
+        const gather_kernel kernel(n);
+        for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); });
+        if (n.stream_stores) hwy::FlushStream();
+        return;
+      }
+      break;
     case kernel_kind::strided:
       break;
   }
+  // Strided rows; when the kind's contract did not hold, the loops it owns.
+  const loop J = n.owned_loops() == 2 && n.nloops >= 2 ? n.loops[n.nloops - 2] : loop{};
   for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-    strided_row(c, sp, inner.src_stride, dp, inner.dst_stride, scales, inner.scale_stride, inner.extent);
+    for (dim j = 0; j < J.extent; ++j) {
+      strided_row(c, sp + j * J.src_stride * ssz, inner.src_stride, dp + j * J.dst_stride * dsz, inner.dst_stride,
+                  scales != nullptr ? scales + j * J.scale_stride : nullptr, inner.scale_stride, inner.extent);
+    }
   });
 }
 

@@ -29,7 +29,9 @@ enum class kernel_kind {
   copy,       ///< innermost loop has src_stride == dst_stride == 1: contiguous convert/copy
   transpose,  ///< loops[n-1] has src_stride 1, loops[n-2] has dst_stride 1: 2-D transpose tiles
   strided,    ///< anything else: innermost loop with arbitrary strides
-  zero_fill   ///< writes zeros of the dst type at dst offsets (src unused)
+  zero_fill,  ///< writes zeros of the dst type at dst offsets (src unused)
+  gather      ///< the innermost `gather_loops` loops form a block that is contiguous in
+              ///< dst; `gather_src[k]` is the src offset of its k-th element
 };
 
 /// The element conversion, oneDNN's reorder semantics:
@@ -55,6 +57,9 @@ struct conversion {
 /// innermost two for `transpose`); the caller splits the remaining "outer"
 /// iterations among threads.
 struct nest {
+  /// Rows up to this many elements are "short" (see owned_loops).
+  static constexpr dim short_row = 256;
+
   int nloops = 0;
   loop loops[max_loops] = {};
   kernel_kind kind = kernel_kind::strided;
@@ -62,12 +67,33 @@ struct nest {
   /// Hint: the destination is large and will not be read soon; aligned contiguous
   /// stores bypass the cache. Results are identical either way.
   bool stream_stores = false;
+  /// The `gather` kind: how many innermost loops form the block, and per element of
+  /// the block (row-major over those loops) its src offset and its scale offset
+  /// (null: the scale does not vary within the block). Offsets are relative to the
+  /// block's first element.
+  int gather_loops = 0;
+  const std::int32_t* gather_src = nullptr;
+  const std::int32_t* gather_scale = nullptr;
 
-  /// How many innermost loops the kernel iterates itself.
-  constexpr int owned_loops() const { return kind == kernel_kind::transpose ? 2 : 1; }
+  /// How many innermost loops the kernel iterates itself: the transpose's two; the
+  /// copy's rows and the loop around them when the rows are short (so the kernel,
+  /// not the outer cursor, steps from row to row); one otherwise.
+  constexpr int owned_loops() const {
+    if (kind == kernel_kind::transpose) return 2;
+    if (kind == kernel_kind::gather) return gather_loops;
+    if (kind == kernel_kind::copy && nloops >= 2 && loops[nloops - 1].extent <= short_row) return 2;
+    return 1;
+  }
 
   /// Product of the extents of the loops the kernel does not own.
   /// @pre 0 <= nloops <= max_loops
+  /// Elements per block of the `gather` kind.
+  constexpr dim gather_count() const {
+    dim count = 1;
+    for (int k = nloops - gather_loops; k < nloops; ++k) count *= loops[k].extent;
+    return count;
+  }
+
   constexpr dim outer_count() const {
     dim count = 1;
     for (int k = 0; k < nloops - owned_loops(); ++k) count *= loops[k].extent;

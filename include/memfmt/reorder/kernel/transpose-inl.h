@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
@@ -97,6 +98,9 @@ HWY_INLINE void transpose_tile(VTile<W>* r) {
 #endif
 }
 
+template <std::size_t kSize>
+using uint_of_size = std::conditional_t<kSize == 1, std::uint8_t, std::conditional_t<kSize == 2, std::uint16_t, std::uint32_t>>;
+
 /// One row of a plain tile: W elements of kSize bytes, widened to u32 lanes.
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE VTile<W> load_bits(const std::byte* p) {
@@ -137,6 +141,135 @@ void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim
   for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
 }
 
+/// Whether this target loads and stores the first lanes of a W-lane tile row of
+/// kSize-byte elements without touching the others (AVX-512 masks; AVX2's
+/// maskload/maskstore for 32-bit lanes). Elsewhere Highway 1.0 emulates masked
+/// loads and stores with whole-vector ones, which could reach past the tile.
+template <std::size_t kSize>
+inline constexpr bool exact_masked_rows =
+    HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL || (HWY_TARGET == HWY_AVX2 && kSize == 4);
+
+/// The first `n` elements of a tile row, widened to u32 lanes (the others zero).
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE VTile<W> load_bits_first(const std::byte* p, dim n) {
+  if constexpr (exact_masked_rows<kSize>) {
+    const hn::Rebind<uint_of_size<kSize>, DTile<W>> d;
+    const auto v = hn::MaskedLoad(hn::FirstN(d, static_cast<std::size_t>(n)), d,
+                                  reinterpret_cast<const uint_of_size<kSize>*>(p));
+    if constexpr (kSize == 4) {
+      return v;
+    } else {
+      return hn::PromoteTo(DTile<W>(), v);
+    }
+  } else {
+    alignas(64) std::byte row[W * kSize] = {};
+    std::memcpy(row, p, static_cast<std::size_t>(n) * kSize);
+    return load_bits<kSize, W>(row);
+  }
+}
+
+/// Stores the first `n` lanes of `v` as kSize-byte elements.
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void store_bits_first(VTile<W> v, std::byte* p, dim n) {
+  if constexpr (exact_masked_rows<kSize> && kSize == 4) {
+    const DTile<W> du;
+    hn::BlendedStore(v, hn::FirstN(du, static_cast<std::size_t>(n)), du, reinterpret_cast<std::uint32_t*>(p));
+  } else {
+    alignas(64) std::byte row[W * kSize];
+    store_bits<kSize, W>(v, row);
+    std::memcpy(p, row, static_cast<std::size_t>(n) * kSize);
+  }
+}
+
+/// A whole W x W tile, rows `src_step` and `dst_step` bytes apart: unrolled, in registers.
+template <std::size_t kSize, std::size_t W>
+HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream) {
+  const DTile<W> du;
+  VTile<W> r[W];
+  for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
+  transpose_tile<W>(r);
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  if constexpr (kSize * W == 64) {
+    if (stream && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && dst_step % 64 == 0) {
+      for (std::size_t k = 0; k < W; ++k)
+        hn::Stream(r[k], du, reinterpret_cast<std::uint32_t*>(dst + static_cast<dim>(k) * dst_step));
+      return;
+    }
+  }
+#else
+  (void)stream;
+  (void)du;
+#endif
+  for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst + static_cast<dim>(k) * dst_step);
+}
+
+/// A tile of `rows` x `cols` elements (each at most W) of kSize bytes: source rows
+/// `src_row` elements apart become destination rows (one per source column)
+/// `dst_row` elements apart. Nothing outside the tile is read or written. With
+/// `stream`, destination rows that are whole aligned cache lines bypass the caches.
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_row, std::byte* dst, dim dst_row, dim rows, dim cols,
+                                    bool stream) {
+  const DTile<W> du;
+  const dim src_step = src_row * dim{kSize}, dst_step = dst_row * dim{kSize};
+  if (rows == static_cast<dim>(W) && cols == static_cast<dim>(W)) {
+    transpose_tile_whole<kSize, W>(src, src_step, dst, dst_step, stream);
+    return;
+  }
+  VTile<W> r[W];
+  for (std::size_t k = 0; k < W; ++k) {
+    const auto row = static_cast<dim>(k);
+    r[k] = row >= rows                          ? hn::Zero(du)
+           : cols == static_cast<dim>(W) ? load_bits<kSize, W>(src + row * src_step)
+                                                : load_bits_first<kSize, W>(src + row * src_step, cols);
+  }
+  transpose_tile<W>(r);
+  for (std::size_t k = 0; k < W; ++k) {
+    const auto col = static_cast<dim>(k);
+    if (col >= cols) break;
+    if (rows == static_cast<dim>(W)) {
+      store_bits<kSize, W>(r[k], dst + col * dst_step);
+    } else {
+      store_bits_first<kSize, W>(r[k], dst + col * dst_step, rows);
+    }
+  }
+}
+
+/// A `rows` x `cols` block of kSize-byte elements in W x W tiles (partial at the edges).
+template <std::size_t kSize, std::size_t W>
+void transpose_block(const std::byte* src, dim src_row, std::byte* dst, dim dst_row, dim rows, dim cols, bool stream) {
+  constexpr auto w = static_cast<dim>(W);
+  for (dim j = 0; j < rows; j += w) {
+    const dim r = rows - j < w ? rows - j : w;
+    for (dim i = 0; i < cols; i += w) {
+      const dim c = cols - i < w ? cols - i : w;
+      transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_row, dst + (j + i * dst_row) * dim{kSize},
+                                    dst_row, r, c, stream);
+    }
+  }
+}
+
+using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, dim, dim, dim, bool);
+
+/// The block transpose for elements of `size` bytes with the tile that wastes least on
+/// a block whose narrow side is `narrow` elements: the widest, or 8 or 4 lanes.
+inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow) {
+  const auto pick = [&]<std::size_t kSize>() -> transpose_block_fn {
+    if constexpr (tile_lanes < 4) {
+      return nullptr;  // no tiles on this target
+    } else if constexpr (tile_lanes >= 16) {
+      if (narrow <= 4) return &transpose_block<kSize, 4>;
+      if (narrow <= 8) return &transpose_block<kSize, 8>;
+    } else if constexpr (tile_lanes >= 8) {
+      if (narrow <= 4) return &transpose_block<kSize, 4>;
+    }
+    return &transpose_block<kSize, tile_lanes>;
+  };
+  if (size == 4) return pick.template operator()<4>();
+  if (size == 2) return pick.template operator()<2>();
+  return pick.template operator()<1>();
+}
+
 /// Tile widths, widest first: tile_lanes, then halves down to 4.
 inline constexpr std::size_t tile_levels = tile_lanes >= 16 ? 3 : tile_lanes >= 8 ? 2 : tile_lanes >= 4 ? 1 : 0;
 
@@ -149,9 +282,6 @@ constexpr std::array<void (*)(const std::byte*, dim, std::byte*, dim), 3> plain_
   if constexpr (tile_levels >= 3) fns[2] = &transpose_tile_plain<kSize, tile_lanes / 4>;
   return fns;
 }
-
-template <std::size_t kSize>
-using uint_of_size = std::conditional_t<kSize == 1, std::uint8_t, std::conditional_t<kSize == 2, std::uint16_t, std::uint32_t>>;
 
 /// Narrow transposes, where one side of the block is 2, 3 or 4 elements wide
 /// and packed (e.g. nchw <-> nhwc with 3 channels): Highway's interleaved
@@ -229,8 +359,8 @@ inline const float* advance_scales(const float* scales, dim offset) {
 struct transpose_kernel {
   const conversion* cvt;
   bool plain;
+  bool stream;
   std::size_t src_size, dst_size;
-  std::array<tile_plain_fn, 3> tiles{};  ///< plain copies, tiles in registers, widest first
   tile_plain_fn tile_plain = nullptr;    ///< the widest tile; null: no tiles on this target
   interleave_plain_fn interleave = nullptr;
   deinterleave_plain_fn deinterleave = nullptr;
@@ -241,29 +371,26 @@ struct transpose_kernel {
   explicit transpose_kernel(const nest& n)
       : cvt(&n.cvt),
         plain(n.cvt.is_plain_copy()),
+        stream(n.stream_stores),
         src_size(data_type_size(n.cvt.src)),
         dst_size(data_type_size(n.cvt.dst)) {
     if constexpr (tile_lanes >= 4) {
+      f32_tiles = plain_tiles<4>();
+      tile_plain = f32_tiles[0];
       if (plain) {
         if (dst_size == 4) {
-          tiles = plain_tiles<4>();
           interleave = &interleave_plain<4>;
           deinterleave = &deinterleave_plain<4>;
         }
         if (dst_size == 2) {
-          tiles = plain_tiles<2>();
           interleave = &interleave_plain<2>;
           deinterleave = &deinterleave_plain<2>;
         }
         if (dst_size == 1) {
-          tiles = plain_tiles<1>();
           interleave = &interleave_plain<1>;
           deinterleave = &deinterleave_plain<1>;
         }
-        tile_plain = tiles[0];
       } else {
-        f32_tiles = plain_tiles<4>();
-        tile_plain = f32_tiles[0];
         to_f32 = pick_to_f32_row(n.cvt.src);
         store = pick_store_row(n.cvt.dst);
       }
@@ -330,27 +457,6 @@ struct transpose_kernel {
     return false;
   }
 
-  /// Plain rows [j0, j1) x elements [i0, i1) with tiles of level `level` and
-  /// narrower ones for the strips they leave, scalar for the last strips.
-  void plain_region(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
-                    dim j1, dim i0, dim i1, std::size_t level) const {
-    if (j0 >= j1 || i0 >= i1) return;
-    if (level >= tile_levels) {
-      scalar_part(src, dst, scales, J, I, j0, j1, i0, i1);
-      return;
-    }
-    const auto W = static_cast<dim>(tile_lanes >> level);
-    const auto sz = static_cast<dim>(dst_size);
-    const dim j_full = j0 + (j1 - j0) / W * W, i_full = i0 + (i1 - i0) / W * W;
-    for (dim j = j0; j < j_full; j += W) {
-      for (dim i = i0; i < i_full; i += W) {
-        tiles[level](src + (j * J.src_stride + i) * sz, J.src_stride, dst + (j + i * I.dst_stride) * sz, I.dst_stride);
-      }
-    }
-    plain_region(src, dst, scales, J, I, j0, j_full, i_full, i1, level + 1);  // right strip
-    plain_region(src, dst, scales, J, I, j_full, j1, i0, i1, level + 1);      // bottom strip
-  }
-
   /// Converting rows [j0, j1) x elements [i0, i1) in strips of W rows (W of
   /// level `level`): stage A along the source rows (long, vectorised), W x W
   /// f32 tile transposes, stage B along the destination (one long row when the
@@ -395,6 +501,38 @@ struct transpose_kernel {
     convert_region(src, dst, scales, J, I, j_full, j1, i0, i1, level + 1);      // bottom strip
   }
 
+  /// Converting without beta: each strip of source rows is converted, in source
+  /// order, into a buffer of the destination type (the long contiguous rows
+  /// vectorise), which is then transposed as plain elements of that type.
+  void convert_then_transpose(const std::byte* src, std::byte* dst, const float* scales, const loop& J,
+                              const loop& I) const {
+    constexpr dim chunk = 256;  // elements of i per strip
+    constexpr auto W = static_cast<dim>(tile_lanes);
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const transpose_block_fn transpose = pick_transpose_block(dst_size, J.extent < I.extent ? J.extent : I.extent);
+    HWY_ALIGN float staged[chunk];
+    HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
+    for (dim j = 0; j < J.extent; j += W) {
+      const dim rows = J.extent - j < W ? J.extent - j : W;
+      for (dim i = 0; i < I.extent; i += chunk) {
+        const dim cols = I.extent - i < chunk ? I.extent - i : chunk;
+        for (dim k = 0; k < rows; ++k) {
+          const std::byte* row = src + ((j + k) * J.src_stride + i) * ssz;
+          const float* x = staged;
+          if (cvt->src == data_type::f32) {
+            x = reinterpret_cast<const float*>(row);  // read with unaligned loads only
+          } else {
+            to_f32(row, staged, cols);
+          }
+          const row_params p{cvt, advance_scales(scales, (j + k) * J.scale_stride + i * I.scale_stride), I.scale_stride,
+                             false};
+          store(x, converted + k * chunk * dsz, cols, p);
+        }
+        transpose(converted, chunk, dst + (j + i * I.dst_stride) * dsz, I.dst_stride, rows, cols, stream);
+      }
+    }
+  }
+
   /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
   void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
     if (tile_plain == nullptr) {
@@ -403,10 +541,15 @@ struct transpose_kernel {
     }
     if (narrow(src, dst, scales, J, I)) return;
     if (plain) {
-      plain_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);
+      pick_transpose_block(dst_size, J.extent < I.extent ? J.extent : I.extent)(src, J.src_stride, dst, I.dst_stride,
+                                                                                 J.extent, I.extent, stream);
       return;
     }
-    convert_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);
+    if (cvt->beta == 0.f) {
+      convert_then_transpose(src, dst, scales, J, I);
+      return;
+    }
+    convert_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);  // reads dst in dst order
   }
 };
 
