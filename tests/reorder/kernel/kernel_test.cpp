@@ -80,6 +80,10 @@ TEST_CASE("transpose kernel: every type pair on every target equals the referenc
   check_cases(make_cases(kernel_kind::transpose, 24, 2));
 }
 
+TEST_CASE("gather kernel: every type pair on every target equals the reference", "[kernel]") {
+  check_cases(make_cases(kernel_kind::gather, 16, 7));
+}
+
 TEST_CASE("strided kernel: every type pair on every target equals the reference", "[kernel]") {
   check_cases(make_cases(kernel_kind::strided, 12, 3));
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <memfmt/reorder/kernel/run.hpp>
+#include <memfmt/reorder/lower.hpp>
 
 namespace memfmt_test {
 
@@ -49,6 +50,7 @@ struct test_case {
   std::vector<std::byte> src;
   std::vector<std::byte> dst_init;
   std::vector<float> scales;
+  std::vector<std::int32_t> gather_src, gather_scale;  ///< the gather kind's tables
 
   std::string describe() const {
     std::ostringstream os;
@@ -172,7 +174,7 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
   test_case tc;
   nest& n = tc.n;
   n.kind = kind;
-  const int owned = kind == kernel_kind::transpose ? 2 : 1;
+  const int owned = kind == kernel_kind::transpose ? 2 : kind == kernel_kind::gather ? 1 + static_cast<int>(rng() % 3) : 1;
   const int nouter = static_cast<int>(rng() % 3);
   n.nloops = owned + nouter;
   std::vector<dim> extents(static_cast<std::size_t>(n.nloops));
@@ -180,6 +182,8 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
   if (kind == kernel_kind::transpose) {
     extents[n.nloops - 2] = pick_extent(rng, false);
     extents[n.nloops - 1] = pick_extent(rng, false);
+  } else if (kind == kernel_kind::gather) {
+    for (int k = nouter; k < n.nloops; ++k) extents[k] = pick_extent(rng, false);
   } else {
     extents[n.nloops - 1] = pick_extent(rng, true);
   }
@@ -204,6 +208,9 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
       put_first(src_order, n.nloops - 1);
       put_first(dst_order, n.nloops - 2);
       break;
+    case kernel_kind::gather:  // the block is row-major and dense in dst
+      for (int k = nouter; k < n.nloops; ++k) put_first(dst_order, k);
+      break;
     case kernel_kind::strided:
     case kernel_kind::zero_fill:
       src_inner = 1 + static_cast<dim>(rng() % 3);
@@ -212,7 +219,15 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
   }
   std::vector<dim> src_strides, dst_strides, scale_strides(extents.size(), 0);
   const dim src_elems = assign_strides(extents, src_order, src_inner, rng, src_strides);
-  const dim dst_elems = assign_strides(extents, dst_order, dst_inner, rng, dst_strides);
+  dim dst_elems = assign_strides(extents, dst_order, dst_inner, rng, dst_strides);
+  if (kind == kernel_kind::gather) {  // no gaps in dst
+    dim stride = 1;
+    for (int k : dst_order) {
+      dst_strides[k] = stride;
+      stride *= extents[k];
+    }
+    dst_elems = stride;
+  }
 
   // The conversion.
   conversion& c = n.cvt;
@@ -262,6 +277,10 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
     for (int k = 0; k < n.nloops; ++k) n.loops[k].src_stride = 0;
   }
   n.stream_stores = rng() % 4 == 0;
+  if (kind == kernel_kind::gather) {
+    n.gather_loops = owned;
+    memfmt::detail::gather_tables(n, tc.gather_src, tc.gather_scale);
+  }
 
   if (kind != kernel_kind::zero_fill) {
     tc.src.resize(static_cast<std::size_t>(src_elems) * memfmt::data_type_size(S));
@@ -281,6 +300,10 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
 inline nest bind(const test_case& tc) {
   nest n = tc.n;
   if (!tc.scales.empty()) n.cvt.scales = tc.scales.data();
+  if (n.kind == kernel_kind::gather) {
+    n.gather_src = tc.gather_src.data();
+    n.gather_scale = tc.gather_scale.empty() ? nullptr : tc.gather_scale.data();
+  }
   return n;
 }
 

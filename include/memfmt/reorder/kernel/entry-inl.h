@@ -26,6 +26,8 @@ namespace memfmt::detail::HWY_NAMESPACE {
 ///      src may be null for zero_fill
 inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin, dim end) {
   if (begin >= end || n.nloops < 0 || n.nloops > max_loops) return;
+  for (int k = 0; k < n.nloops; ++k)
+    if (n.loops[k].extent <= 0) return;  // an empty nest
   const conversion& c = n.cvt;
   const auto* s = static_cast<const std::byte*>(src);
   auto* d = static_cast<std::byte*>(dst);
