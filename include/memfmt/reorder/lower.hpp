@@ -153,7 +153,7 @@ struct placed_nest {
 /// stay in L1 next to the data).
 inline constexpr dim gather_max = 1024;
 /// Transposes whose tile has a side shorter than this gather instead.
-inline constexpr dim gather_below_side = 8;
+inline constexpr dim gather_below_side = 16;
 
 /// How many innermost loops of `loops` (ordered by dst stride) form a block that is
 /// contiguous in dst, of at most gather_max elements with offsets that fit 32 bits;
@@ -230,13 +230,29 @@ inline void simplify(nest& n, bool zero_fill) {
           break;
         }
     }
+    // few columns (e.g. the h x w of oihw weights): take in the loop around them that is
+    // contiguous with them in src, so that tiles span both
+    if (n.kind == kernel_kind::transpose && folded >= 3 && n.loops[folded - 1].extent < 16) {
+      const loop I = n.loops[folded - 1];
+      for (int i = folded - 3; i >= 0; --i) {
+        const loop around = n.loops[i];
+        if (around.src_stride == I.extent * I.src_stride && around.scale_stride == I.extent * I.scale_stride) {
+          for (int j = i; j < folded - 3; ++j) n.loops[j] = n.loops[j + 1];
+          n.loops[folded - 3] = around;
+          n.column_loops = 2;
+          break;
+        }
+      }
+    }
     // strided rows, or tiles too small to pay for their shuffles: a gather by table
-    const bool tiny_tiles = n.kind == kernel_kind::transpose && (n.loops[folded - 2].extent < gather_below_side ||
-                                                                 n.loops[folded - 1].extent < gather_below_side);
+    const dim columns = n.loops[folded - 1].extent * (n.column_loops == 2 ? n.loops[folded - 3].extent : 1);
+    const bool tiny_tiles =
+        n.kind == kernel_kind::transpose && (n.loops[folded - 2].extent < gather_below_side || columns < gather_below_side);
     if (n.kind == kernel_kind::strided || tiny_tiles) {
       const int g = gather_block(kept, folded);
       if (g > 0) {
         for (int i = 0; i < folded; ++i) n.loops[i] = kept[i];
+        n.column_loops = 1;
         n.kind = kernel_kind::gather;
         n.gather_loops = g;
       }

@@ -69,18 +69,23 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
     case kernel_kind::transpose:
       if (n.nloops >= 2) {
         const loop& J = n.loops[n.nloops - 2];
-        if (inner.src_stride == 1 && J.dst_stride == 1) {
+        const loop C = n.owned_loops() == 3 && n.nloops >= 3 ? n.loops[n.nloops - 3] : loop{};
+        const bool folds = C.extent == 1 || (C.src_stride == inner.extent && C.scale_stride == inner.extent * inner.scale_stride);
+        if (inner.src_stride == 1 && J.dst_stride == 1 && folds) {
           const transpose_kernel kernel(n);
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-            kernel.block(sp, dp, scales, J, inner);
+            kernel.block(sp, dp, scales, J, inner, C);
           });
           if (n.stream_stores) hwy::FlushStream();
         } else {
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-            for (dim j = 0; j < J.extent; ++j) {
-              strided_row(c, sp + j * J.src_stride * ssz, inner.src_stride, dp + j * J.dst_stride * dsz,
-                          inner.dst_stride, scales != nullptr ? scales + j * J.scale_stride : nullptr,
-                          inner.scale_stride, inner.extent);
+            for (dim k = 0; k < C.extent; ++k) {
+              for (dim j = 0; j < J.extent; ++j) {
+                const dim s_off = k * C.src_stride + j * J.src_stride, d_off = k * C.dst_stride + j * J.dst_stride;
+                strided_row(c, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
+                            scales != nullptr ? scales + k * C.scale_stride + j * J.scale_stride : nullptr,
+                            inner.scale_stride, inner.extent);
+              }
             }
           });
         }

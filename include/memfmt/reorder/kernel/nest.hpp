@@ -67,6 +67,10 @@ struct nest {
   /// Hint: the destination is large and will not be read soon; aligned contiguous
   /// stores bypass the cache. Results are identical either way.
   bool stream_stores = false;
+  /// The `transpose` kind: 1, or 2 when its columns also span loops[n-3], which is
+  /// contiguous with loops[n-1] in src (src_stride == loops[n-1].extent, and likewise
+  /// the scale stride) but not in dst.
+  int column_loops = 1;
   /// The `gather` kind: how many innermost loops form the block, and per element of
   /// the block (row-major over those loops) its src offset and its scale offset
   /// (null: the scale does not vary within the block). Offsets are relative to the
@@ -79,7 +83,7 @@ struct nest {
   /// copy's rows and the loop around them when the rows are short (so the kernel,
   /// not the outer cursor, steps from row to row); one otherwise.
   constexpr int owned_loops() const {
-    if (kind == kernel_kind::transpose) return 2;
+    if (kind == kernel_kind::transpose) return 1 + column_loops;
     if (kind == kernel_kind::gather) return gather_loops;
     if (kind == kernel_kind::copy && nloops >= 2 && loops[nloops - 1].extent <= short_row) return 2;
     return 1;

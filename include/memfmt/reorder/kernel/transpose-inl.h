@@ -181,18 +181,43 @@ HWY_INLINE void store_bits_first(VTile<W> v, std::byte* p, dim n) {
   }
 }
 
-/// A whole W x W tile, rows `src_step` and `dst_step` bytes apart: unrolled, in registers.
+/// Where the destination rows of a block start: the row of source column k is at
+/// element offset (k / period) * outer_stride + (k % period) * inner_stride. A plain
+/// 2-D block has one period; a block whose columns span two loops that are
+/// contiguous in the source but not in the destination has several.
+struct column_map {
+  dim period;
+  dim inner_stride;
+  dim outer_stride;
+};
+
+/// Bytes ahead of a tile's source rows to prefetch when reading from memory.
+inline constexpr dim prefetch_distance = 1024;
+
+/// Whether every one of `n` destination rows starts on a cache line.
+template <std::size_t W>
+HWY_INLINE bool lines_aligned(std::byte* const* dst) {
+  std::uintptr_t bits = 0;
+  for (std::size_t k = 0; k < W; ++k) bits |= reinterpret_cast<std::uintptr_t>(dst[k]);
+  return bits % 64 == 0;
+}
+
+/// A whole W x W tile: source rows `src_step` bytes apart, destination row k at dst[k];
+/// unrolled, in registers.
 template <std::size_t kSize, std::size_t W>
-HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream) {
+HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* const* dst, bool stream) {
   const DTile<W> du;
   VTile<W> r[W];
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
+  if (stream) {
+    // from memory: ask for the rows' lines a little ahead (W streams outrun the hardware prefetcher)
+    for (std::size_t k = 0; k < W; ++k) hwy::Prefetch(src + static_cast<dim>(k) * src_step + prefetch_distance);
+  }
   transpose_tile<W>(r);
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
   if constexpr (kSize * W == 64) {
-    if (stream && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && dst_step % 64 == 0) {
-      for (std::size_t k = 0; k < W; ++k)
-        hn::Stream(r[k], du, reinterpret_cast<std::uint32_t*>(dst + static_cast<dim>(k) * dst_step));
+    if (stream && lines_aligned<W>(dst)) {
+      for (std::size_t k = 0; k < W; ++k) hn::Stream(r[k], du, reinterpret_cast<std::uint32_t*>(dst[k]));
       return;
     }
   }
@@ -200,56 +225,85 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
   (void)stream;
   (void)du;
 #endif
-  for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst + static_cast<dim>(k) * dst_step);
+  for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst[k]);
 }
 
 /// A tile of `rows` x `cols` elements (each at most W) of kSize bytes: source rows
-/// `src_row` elements apart become destination rows (one per source column)
-/// `dst_row` elements apart. Nothing outside the tile is read or written. With
-/// `stream`, destination rows that are whole aligned cache lines bypass the caches.
+/// `src_step` bytes apart; source column k becomes the destination row at dst[k].
+/// Nothing outside the tile is read or written. With `stream`, destination rows
+/// that are whole aligned cache lines bypass the caches.
 template <std::size_t kSize, std::size_t W>
-HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_row, std::byte* dst, dim dst_row, dim rows, dim cols,
+HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byte* const* dst, dim rows, dim cols,
                                     bool stream) {
   const DTile<W> du;
-  const dim src_step = src_row * dim{kSize}, dst_step = dst_row * dim{kSize};
   if (rows == static_cast<dim>(W) && cols == static_cast<dim>(W)) {
-    transpose_tile_whole<kSize, W>(src, src_step, dst, dst_step, stream);
+    transpose_tile_whole<kSize, W>(src, src_step, dst, stream);
     return;
   }
   VTile<W> r[W];
   for (std::size_t k = 0; k < W; ++k) {
     const auto row = static_cast<dim>(k);
-    r[k] = row >= rows                          ? hn::Zero(du)
+    r[k] = row >= rows                   ? hn::Zero(du)
            : cols == static_cast<dim>(W) ? load_bits<kSize, W>(src + row * src_step)
-                                                : load_bits_first<kSize, W>(src + row * src_step, cols);
+                                         : load_bits_first<kSize, W>(src + row * src_step, cols);
   }
   transpose_tile<W>(r);
   for (std::size_t k = 0; k < W; ++k) {
-    const auto col = static_cast<dim>(k);
-    if (col >= cols) break;
+    if (static_cast<dim>(k) >= cols) break;
     if (rows == static_cast<dim>(W)) {
-      store_bits<kSize, W>(r[k], dst + col * dst_step);
+      store_bits<kSize, W>(r[k], dst[k]);
     } else {
-      store_bits_first<kSize, W>(r[k], dst + col * dst_step, rows);
+      store_bits_first<kSize, W>(r[k], dst[k], rows);
     }
   }
 }
 
-/// A `rows` x `cols` block of kSize-byte elements in W x W tiles (partial at the edges).
+/// A `rows` x `cols` block of kSize-byte elements in W x W tiles (partial at the
+/// edges): source rows `src_row` elements apart, starting at column `col0` of the
+/// map; destination rows placed by `cols_at`, consecutive destination columns
+/// (source rows) adjacent. The tiles go down a strip of columns first when the
+/// source rows are closer together than the destination rows (then each strip reads
+/// one region and writes W rows), else along a strip of rows.
 template <std::size_t kSize, std::size_t W>
-void transpose_block(const std::byte* src, dim src_row, std::byte* dst, dim dst_row, dim rows, dim cols, bool stream) {
+void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const column_map& cols_at, dim col0, dim rows,
+                     dim cols, bool stream) {
   constexpr auto w = static_cast<dim>(W);
+  const dim src_step = src_row * dim{kSize};
+  std::byte* at[W];
+  const auto place = [&](dim i, dim j) {  // destination rows of columns i.., at row j
+    dim q = (col0 + i) / cols_at.period, r = (col0 + i) % cols_at.period;
+    for (std::size_t k = 0; k < W; ++k) {
+      at[k] = dst + (q * cols_at.outer_stride + r * cols_at.inner_stride + j) * dim{kSize};
+      if (++r == cols_at.period) {
+        r = 0;
+        ++q;
+      }
+    }
+  };
+  const dim dst_row = cols_at.period > 1 ? cols_at.inner_stride : cols_at.outer_stride;
+  if (src_row <= dst_row) {
+    for (dim i = 0; i < cols; i += w) {
+      const dim c = cols - i < w ? cols - i : w;
+      place(i, 0);
+      for (dim j = 0; j < rows; j += w) {
+        transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, rows - j < w ? rows - j : w, c,
+                                      stream);
+        for (std::size_t k = 0; k < W; ++k) at[k] += w * dim{kSize};
+      }
+    }
+    return;
+  }
   for (dim j = 0; j < rows; j += w) {
     const dim r = rows - j < w ? rows - j : w;
     for (dim i = 0; i < cols; i += w) {
-      const dim c = cols - i < w ? cols - i : w;
-      transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_row, dst + (j + i * dst_row) * dim{kSize},
-                                    dst_row, r, c, stream);
+      place(i, j);
+      transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, r, cols - i < w ? cols - i : w,
+                                    stream);
     }
   }
 }
 
-using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, dim, dim, dim, bool);
+using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, const column_map&, dim, dim, dim, bool);
 
 /// The block transpose for elements of `size` bytes with the tile that wastes least on
 /// a block whose narrow side is `narrow` elements: the widest, or 8 or 4 lanes.
@@ -504,18 +558,20 @@ struct transpose_kernel {
   /// Converting without beta: each strip of source rows is converted, in source
   /// order, into a buffer of the destination type (the long contiguous rows
   /// vectorise), which is then transposed as plain elements of that type.
-  void convert_then_transpose(const std::byte* src, std::byte* dst, const float* scales, const loop& J,
-                              const loop& I) const {
-    constexpr dim chunk = 256;  // elements of i per strip
+  void convert_then_transpose(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I,
+                              const loop& C) const {
+    constexpr dim chunk = 256;  // columns per strip
     constexpr auto W = static_cast<dim>(tile_lanes);
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
-    const transpose_block_fn transpose = pick_transpose_block(dst_size, J.extent < I.extent ? J.extent : I.extent);
+    const dim columns = C.extent * I.extent;
+    const column_map map{I.extent, I.dst_stride, C.dst_stride};
+    const transpose_block_fn transpose = pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns);
     HWY_ALIGN float staged[chunk];
     HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
     for (dim j = 0; j < J.extent; j += W) {
       const dim rows = J.extent - j < W ? J.extent - j : W;
-      for (dim i = 0; i < I.extent; i += chunk) {
-        const dim cols = I.extent - i < chunk ? I.extent - i : chunk;
+      for (dim i = 0; i < columns; i += chunk) {
+        const dim cols = columns - i < chunk ? columns - i : chunk;
         for (dim k = 0; k < rows; ++k) {
           const std::byte* row = src + ((j + k) * J.src_stride + i) * ssz;
           const float* x = staged;
@@ -528,28 +584,41 @@ struct transpose_kernel {
                              false};
           store(x, converted + k * chunk * dsz, cols, p);
         }
-        transpose(converted, chunk, dst + (j + i * I.dst_stride) * dsz, I.dst_stride, rows, cols, stream);
+        transpose(converted, chunk, dst + j * dsz, map, i, rows, cols, stream);
       }
     }
   }
 
-  /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1).
-  void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
+  /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1) and,
+  /// when the nest folds columns, C = loops[n-3] (src stride I.extent); else C has
+  /// extent 1.
+  void block(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I,
+             const loop& C) const {
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const auto each_c = [&](auto&& f) {
+      for (dim c = 0; c < C.extent; ++c)
+        f(src + c * C.src_stride * ssz, dst + c * C.dst_stride * dsz, advance_scales(scales, c * C.scale_stride));
+    };
     if (tile_plain == nullptr) {
-      scalar_part(src, dst, scales, J, I, 0, J.extent, 0, I.extent);
+      each_c([&](const std::byte* s, std::byte* d, const float* sc) {
+        scalar_part(s, d, sc, J, I, 0, J.extent, 0, I.extent);
+      });
       return;
     }
-    if (narrow(src, dst, scales, J, I)) return;
+    if (C.extent == 1 && narrow(src, dst, scales, J, I)) return;
     if (plain) {
-      pick_transpose_block(dst_size, J.extent < I.extent ? J.extent : I.extent)(src, J.src_stride, dst, I.dst_stride,
-                                                                                 J.extent, I.extent, stream);
+      const dim columns = C.extent * I.extent;
+      pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns)(
+          src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride}, 0, J.extent, columns, stream);
       return;
     }
     if (cvt->beta == 0.f) {
-      convert_then_transpose(src, dst, scales, J, I);
+      convert_then_transpose(src, dst, scales, J, I, C);
       return;
     }
-    convert_region(src, dst, scales, J, I, 0, J.extent, 0, I.extent, 0);  // reads dst in dst order
+    each_c([&](const std::byte* s, std::byte* d, const float* sc) {
+      convert_region(s, d, sc, J, I, 0, J.extent, 0, I.extent, 0);  // reads dst in dst order
+    });
   }
 };
 
