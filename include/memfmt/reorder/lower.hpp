@@ -207,15 +207,6 @@ inline void simplify(nest& n, bool zero_fill) {
     n.kind = kernel_kind::zero_fill;
   } else if (last.dst_stride == 1 && last.src_stride == 1) {
     n.kind = kernel_kind::copy;
-    if (folded >= 3 && last.extent <= nest::short_row) {
-      // the kernel steps through the rows of the loop around them: make that the longest
-      int longest = folded - 2;
-      for (int i = 0; i < folded - 2; ++i)
-        if (n.loops[i].extent > n.loops[longest].extent) longest = i;
-      const loop rows = n.loops[longest];
-      for (int j = longest; j < folded - 2; ++j) n.loops[j] = n.loops[j + 1];
-      n.loops[folded - 2] = rows;
-    }
   } else {
     n.kind = kernel_kind::strided;
     if (last.dst_stride == 1 && folded >= 2) {

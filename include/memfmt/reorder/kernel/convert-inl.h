@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
@@ -282,6 +283,23 @@ void store_row(const float* x, void* dst, dim n, const row_params& p) {
   const VF beta = hn::Set(df, c.beta);
 
   dim k = 0;
+  if (!has_src_zp && !has_beta && !has_dst_zp && !per_lane_scale) {
+    // Only a row-wide factor (1 when there is none: exact): a loop without branches.
+    const auto scale_rows = [&](auto stream) {
+      for (; k + 2 * N <= n; k += 2 * N) {
+        const VF v0 = hn::Mul(row_multiplier, hn::LoadU(df, x + k));
+        const VF v1 = hn::Mul(row_multiplier, hn::LoadU(df, x + k + N));
+        store_f32<D>(v0, d + k * size, stream);
+        store_f32<D>(v1, d + (k + N) * size, stream);
+      }
+      for (; k + N <= n; k += N) store_f32<D>(hn::Mul(row_multiplier, hn::LoadU(df, x + k)), d + k * size, stream);
+    };
+    if (p.stream) {
+      scale_rows(std::true_type{});
+    } else {
+      scale_rows(std::false_type{});
+    }
+  }
   for (; k + N <= n; k += N) {
     VF v = hn::LoadU(df, x + k);
     if (has_src_zp) v = hn::Sub(v, src_zp);

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
 
@@ -42,35 +43,81 @@ HWY_INLINE void copy_bytes(std::byte* dst, const std::byte* src, std::size_t byt
   std::memcpy(dst, src, bytes);
 }
 
-/// Copies rows of B bytes (a compile-time size: the copy is a few vector moves),
-/// `count` rows, `src_step` and `dst_step` bytes apart. With `stream`, rows that
-/// are whole aligned cache lines bypass the caches.
+/// Rows of a 2-D walk: `outer` x `inner` rows, steps in bytes.
+struct row_walk {
+  dim outer, inner;
+  dim src_outer, src_inner;
+  dim dst_outer, dst_inner;
+};
+
+/// Calls f(src_row, dst_row) for every row of `w`, outer rows first.
+template <class F>
+HWY_INLINE void for_each_row(const std::byte* src, std::byte* dst, const row_walk& w, F&& f) {
+  for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
+    const std::byte* s = src;
+    std::byte* d = dst;
+    for (dim j = 0; j < w.inner; ++j, s += w.src_inner, d += w.dst_inner) f(s, d);
+  }
+}
+
+/// Copies the rows of `w`, B bytes each (a compile-time size: the copy is a few
+/// vector moves). With `stream`, rows that are whole aligned cache lines bypass the caches.
 template <std::size_t B>
-HWY_NOINLINE void copy_fixed_rows(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim count,
-                                  bool stream) {
+HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& w, bool stream) {
   const hn::CappedTag<std::uint8_t, B> d8;
   constexpr std::size_t N = hn::MaxLanes(d8);
   static_assert(B % N == 0, "rows are whole vectors");
+  const auto copy = [&](const std::byte* s, std::byte* d, auto streaming) {
+    for (std::size_t k = 0; k < B; k += N) {
+      const auto v = hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(s) + k);
+      if constexpr (decltype(streaming)::value) {
+        hn::Stream(v, d8, reinterpret_cast<std::uint8_t*>(d) + k);
+      } else {
+        hn::StoreU(v, d8, reinterpret_cast<std::uint8_t*>(d) + k);
+      }
+    }
+  };
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
   if constexpr (B % 64 == 0) {
     // every row aligned to a line: whole lines, written around the cache
-    const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && dst_step % 64 == 0;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0;
     if (stream && aligned) {
-      for (dim r = 0; r < count; ++r, src += src_step, dst += dst_step) {
-        const auto* s = reinterpret_cast<const std::uint8_t*>(src);
-        auto* d = reinterpret_cast<std::uint8_t*>(dst);
-        for (std::size_t k = 0; k < B; k += N) hn::Stream(hn::LoadU(d8, s + k), d8, d + k);
-      }
+      for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::true_type{}); });
       return;
     }
   }
 #else
   (void)stream;
 #endif
-  for (dim r = 0; r < count; ++r, src += src_step, dst += dst_step) {
-    const auto* s = reinterpret_cast<const std::uint8_t*>(src);
-    auto* d = reinterpret_cast<std::uint8_t*>(dst);
-    for (std::size_t k = 0; k < B; k += N) hn::StoreU(hn::LoadU(d8, s + k), d8, d + k);
+  for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::false_type{}); });
+}
+
+/// Whether this target moves any number of bytes up to a vector with masked
+/// loads and stores that touch nothing else (AVX-512BW byte masks).
+inline constexpr bool exact_masked_bytes = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
+/// Bytes a masked move covers: one vector.
+inline constexpr std::size_t masked_bytes = exact_masked_bytes ? hn::MaxLanes(hn::ScalableTag<std::uint8_t>()) : 0;
+
+/// Copies `bytes` <= masked_bytes with one masked load and store (memcpy elsewhere).
+HWY_INLINE void copy_short(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  if constexpr (exact_masked_bytes) {
+    const hn::ScalableTag<std::uint8_t> d8;
+    const auto m = hn::FirstN(d8, bytes);
+    hn::BlendedStore(hn::MaskedLoad(m, d8, reinterpret_cast<const std::uint8_t*>(src)), m, d8,
+                     reinterpret_cast<std::uint8_t*>(dst));
+  } else {
+    std::memcpy(dst, src, bytes);
+  }
+}
+
+/// Writes `bytes` <= masked_bytes zero bytes with one masked store (memset elsewhere).
+HWY_INLINE void zero_short(std::byte* dst, std::size_t bytes) {
+  if constexpr (exact_masked_bytes) {
+    const hn::ScalableTag<std::uint8_t> d8;
+    hn::BlendedStore(hn::Zero(d8), hn::FirstN(d8, bytes), d8, reinterpret_cast<std::uint8_t*>(dst));
+  } else {
+    std::memset(dst, 0, bytes);
   }
 }
 
@@ -92,27 +139,38 @@ struct copy_kernel {
         to_f32(plain ? nullptr : pick_to_f32_row(n.cvt.src)),
         store(plain ? nullptr : pick_store_row(n.cvt.dst)) {}
 
-  /// Rows J x I: I.extent contiguous elements per row, J.extent rows.
-  void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
+  /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
+  /// kernel owns two loops).
+  void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& K, const loop& J,
+            const loop& I) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
     if (plain) {
-      const dim s_step = J.src_stride * ssz, d_step = J.dst_stride * dsz;
+      const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
+                       K.dst_stride * dsz, J.dst_stride * dsz};
       switch (I.extent * dsz) {
-        case 4: return copy_fixed_rows<4>(src, s_step, dst, d_step, J.extent, stream);
-        case 8: return copy_fixed_rows<8>(src, s_step, dst, d_step, J.extent, stream);
-        case 16: return copy_fixed_rows<16>(src, s_step, dst, d_step, J.extent, stream);
-        case 32: return copy_fixed_rows<32>(src, s_step, dst, d_step, J.extent, stream);
-        case 64: return copy_fixed_rows<64>(src, s_step, dst, d_step, J.extent, stream);
-        case 128: return copy_fixed_rows<128>(src, s_step, dst, d_step, J.extent, stream);
-        case 256: return copy_fixed_rows<256>(src, s_step, dst, d_step, J.extent, stream);
-        case 512: return copy_fixed_rows<512>(src, s_step, dst, d_step, J.extent, stream);
-        case 1024: return copy_fixed_rows<1024>(src, s_step, dst, d_step, J.extent, stream);
+        case 4: return copy_fixed_rows<4>(src, dst, w, stream);
+        case 8: return copy_fixed_rows<8>(src, dst, w, stream);
+        case 16: return copy_fixed_rows<16>(src, dst, w, stream);
+        case 32: return copy_fixed_rows<32>(src, dst, w, stream);
+        case 64: return copy_fixed_rows<64>(src, dst, w, stream);
+        case 128: return copy_fixed_rows<128>(src, dst, w, stream);
+        case 256: return copy_fixed_rows<256>(src, dst, w, stream);
+        case 512: return copy_fixed_rows<512>(src, dst, w, stream);
+        case 1024: return copy_fixed_rows<1024>(src, dst, w, stream);
         default: break;
       }
+      const auto bytes = static_cast<std::size_t>(I.extent * dsz);
+      if (bytes <= masked_bytes) {
+        for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy_short(d, s, bytes); });
+        return;
+      }
     }
-    for (dim j = 0; j < J.extent; ++j) {
-      row(src + j * J.src_stride * ssz, dst + j * J.dst_stride * dsz,
-          scales != nullptr ? scales + j * J.scale_stride : nullptr, I.scale_stride, I.extent);
+    for (dim k = 0; k < K.extent; ++k) {
+      for (dim j = 0; j < J.extent; ++j) {
+        const dim s_off = k * K.src_stride + j * J.src_stride, d_off = k * K.dst_stride + j * J.dst_stride;
+        row(src + s_off * ssz, dst + d_off * dsz,
+            scales != nullptr ? scales + k * K.scale_stride + j * J.scale_stride : nullptr, I.scale_stride, I.extent);
+      }
     }
   }
 

@@ -43,18 +43,33 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
   };
 
   switch (n.kind) {
-    case kernel_kind::zero_fill:
+    case kernel_kind::zero_fill: {
+      const int owned = n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops;
+      const loop J = owned >= 2 ? n.loops[n.nloops - 2] : loop{};
+      const loop K = owned >= 3 ? n.loops[n.nloops - 3] : loop{};
+      const row_walk rows{K.extent, J.extent, 0, 0, K.dst_stride * dsz, J.dst_stride * dsz};
+      const auto bytes = static_cast<std::size_t>(inner.extent * dsz);
+      if (inner.dst_stride == 1 && bytes <= masked_bytes) {
+        for_each_outer([&](const std::byte*, std::byte* dp, const float*) {
+          for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) { zero_short(row, bytes); });
+        });
+        return;
+      }
       for_each_outer([&](const std::byte*, std::byte* dp, const float*) {
-        zero_row_scalar(static_cast<std::size_t>(dsz), dp, inner.dst_stride, inner.extent);
+        for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) {
+          zero_row_scalar(static_cast<std::size_t>(dsz), row, inner.dst_stride, inner.extent);
+        });
       });
       return;
+    }
     case kernel_kind::copy:
       if (inner.src_stride == 1 && inner.dst_stride == 1) {
         const copy_kernel kernel(n);
-        if (n.owned_loops() == 2) {
+        if (n.owned_loops() >= 2) {
           const loop& J = n.loops[n.nloops - 2];
+          const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-            kernel.rows(sp, dp, scales, J, inner);
+            kernel.rows(sp, dp, scales, K, J, inner);
           });
           if (n.stream_stores) hwy::FlushStream();
           return;
@@ -104,11 +119,17 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
       break;
   }
   // Strided rows; when the kind's contract did not hold, the loops it owns.
-  const loop J = n.owned_loops() == 2 && n.nloops >= 2 ? n.loops[n.nloops - 2] : loop{};
+  const int owned = n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops;
+  const loop J = owned >= 2 ? n.loops[n.nloops - 2] : loop{};
+  const loop K = owned >= 3 ? n.loops[n.nloops - 3] : loop{};
   for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-    for (dim j = 0; j < J.extent; ++j) {
-      strided_row(c, sp + j * J.src_stride * ssz, inner.src_stride, dp + j * J.dst_stride * dsz, inner.dst_stride,
-                  scales != nullptr ? scales + j * J.scale_stride : nullptr, inner.scale_stride, inner.extent);
+    for (dim k = 0; k < K.extent; ++k) {
+      for (dim j = 0; j < J.extent; ++j) {
+        const dim s_off = k * K.src_stride + j * J.src_stride, d_off = k * K.dst_stride + j * J.dst_stride;
+        strided_row(c, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
+                    scales != nullptr ? scales + k * K.scale_stride + j * J.scale_stride : nullptr,
+                    inner.scale_stride, inner.extent);
+      }
     }
   });
 }

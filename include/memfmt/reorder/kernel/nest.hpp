@@ -59,6 +59,9 @@ struct conversion {
 struct nest {
   /// Rows up to this many elements are "short" (see owned_loops).
   static constexpr dim short_row = 256;
+  /// A copy whose loop around short rows has fewer iterations than this also owns
+  /// the loop around that one.
+  static constexpr dim few_rows = 16;
 
   int nloops = 0;
   loop loops[max_loops] = {};
@@ -79,13 +82,16 @@ struct nest {
   const std::int32_t* gather_src = nullptr;
   const std::int32_t* gather_scale = nullptr;
 
-  /// How many innermost loops the kernel iterates itself: the transpose's two; the
-  /// copy's rows and the loop around them when the rows are short (so the kernel,
-  /// not the outer cursor, steps from row to row); one otherwise.
+  /// How many innermost loops the kernel iterates itself: the transpose's two (three
+  /// when it folds columns); the copy's (and zero fill's) rows and the loop around them when the rows
+  /// are short (so the kernel, not the outer cursor, steps from row to row), and the
+  /// next loop too when that one is short as well; one otherwise.
   constexpr int owned_loops() const {
     if (kind == kernel_kind::transpose) return 1 + column_loops;
     if (kind == kernel_kind::gather) return gather_loops;
-    if (kind == kernel_kind::copy && nloops >= 2 && loops[nloops - 1].extent <= short_row) return 2;
+    if ((kind == kernel_kind::copy || kind == kernel_kind::zero_fill) && nloops >= 2 &&
+        loops[nloops - 1].extent <= short_row)
+      return nloops >= 3 && loops[nloops - 2].extent < few_rows ? 3 : 2;
     return 1;
   }
 
@@ -129,6 +135,9 @@ struct outer_cursor {
   }
 
   /// Moves to the next outer iteration (an odometer step; wraps after the last).
+#if defined(__GNUC__)
+  __attribute__((always_inline))
+#endif
   constexpr void next() {
     for (int k = nouter - 1; k >= 0; --k) {
       const loop& l = loops[k];
