@@ -72,15 +72,17 @@ inline dim stride_of(const dim_levels& lv, dim w) {
 /// nest (e.g. 3 and 4), which needs the element-wise path.
 inline bool cut_dim(const desc& src, const desc& dst, int d, dim scale_stride, dim_pieces& out) {
   const dim_levels s = levels_of(src, d), t = levels_of(dst, d);
-  std::vector<dim> bounds;
-  for (int l = 0; l <= s.count; ++l) bounds.push_back(s.bound[static_cast<std::size_t>(l)]);
-  for (int l = 0; l <= t.count; ++l) bounds.push_back(t.bound[static_cast<std::size_t>(l)]);
-  std::sort(bounds.begin(), bounds.end());
-  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
-  for (std::size_t k = 1; k < bounds.size(); ++k)
+  std::array<dim, 2 * (max_ndims + 1)> bounds{};  // no allocation: plans are built often
+  std::size_t nbounds = 0;
+  for (int l = 0; l <= s.count; ++l) bounds[nbounds++] = s.bound[static_cast<std::size_t>(l)];
+  for (int l = 0; l <= t.count; ++l) bounds[nbounds++] = t.bound[static_cast<std::size_t>(l)];
+  std::sort(bounds.begin(), bounds.begin() + static_cast<std::ptrdiff_t>(nbounds));
+  nbounds = static_cast<std::size_t>(std::unique(bounds.begin(), bounds.begin() + static_cast<std::ptrdiff_t>(nbounds)) -
+                                     bounds.begin());
+  for (std::size_t k = 1; k < nbounds; ++k)
     if (bounds[k] % bounds[k - 1] != 0) return false;
   // pieces outermost first: the outer one, then one per pair of consecutive bounds
-  const int inner = static_cast<int>(bounds.size()) - 1;
+  const int inner = static_cast<int>(nbounds) - 1;
   out.count = inner + 1;
   for (int p = 0; p < out.count; ++p) {
     const int level = inner - p;  // index into bounds of this piece's weight
@@ -174,6 +176,30 @@ inline int gather_block(const loop* loops, int count) {
   return g;
 }
 
+/// Short rows whose loop J is long while the loop K around it steps within J's
+/// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel):
+/// J is cut into tiles and K runs inside a tile, so each tile of the source is read
+/// from cache K times rather than from memory.
+/// @pre n.kind == copy, loops ordered by dst stride
+inline void tile_rows(nest& n) {
+  constexpr dim tile_min = 128, tile_max = 1024;
+  if (n.nloops < 3 || n.nloops + 1 > max_loops || n.loops[n.nloops - 1].extent > nest::short_row) return;
+  const loop J = n.loops[n.nloops - 2], K = n.loops[n.nloops - 3];
+  if (J.extent <= tile_max || K.src_stride >= J.src_stride) return;
+  dim tile = 0;
+  for (dim c = tile_max; c >= tile_min && tile == 0; --c)
+    if (J.extent % c == 0) tile = c;
+  if (tile == 0) return;
+  const dim q = J.extent / tile;
+  // ..., K, J, row  ->  ..., J / tile, K, tile, row
+  const loop row = n.loops[n.nloops - 1];
+  n.loops[n.nloops - 3] = loop{q, J.src_stride * tile, J.dst_stride * tile, J.scale_stride * tile};
+  n.loops[n.nloops - 2] = K;
+  n.loops[n.nloops - 1] = loop{tile, J.src_stride, J.dst_stride, J.scale_stride};
+  n.loops[n.nloops] = row;
+  ++n.nloops;
+}
+
 /// Drops unit loops, orders loops by destination stride (writes stream forward), folds
 /// loops that are contiguous in every operand, and picks the kernel.
 /// @pre n.nloops loops with extents >= 1
@@ -207,6 +233,7 @@ inline void simplify(nest& n, bool zero_fill) {
     n.kind = kernel_kind::zero_fill;
   } else if (last.dst_stride == 1 && last.src_stride == 1) {
     n.kind = kernel_kind::copy;
+    tile_rows(n);
   } else {
     n.kind = kernel_kind::strided;
     if (last.dst_stride == 1 && folded >= 2) {

@@ -89,6 +89,15 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
 #else
   (void)stream;
 #endif
+  if (stream) {
+    // from memory, rows far apart: ask for the source rows a few rows ahead
+    const dim ahead = 8 * w.src_inner;
+    for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) {
+      hwy::Prefetch(s + ahead);
+      copy(s, d, std::false_type{});
+    });
+    return;
+  }
   for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::false_type{}); });
 }
 

@@ -293,12 +293,16 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     }
     return;
   }
+  const bool one_period = col0 + cols <= cols_at.period;  // rows then step evenly
   for (dim j = 0; j < rows; j += w) {
     const dim r = rows - j < w ? rows - j : w;
+    if (one_period) place(0, j);
     for (dim i = 0; i < cols; i += w) {
-      place(i, j);
+      if (!one_period) place(i, j);
       transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, r, cols - i < w ? cols - i : w,
                                     stream);
+      if (one_period)
+        for (std::size_t k = 0; k < W; ++k) at[k] += w * cols_at.inner_stride * dim{kSize};
     }
   }
 }
