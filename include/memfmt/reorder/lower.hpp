@@ -186,10 +186,15 @@ inline void tile_rows(nest& n) {
   if (n.nloops < 3 || n.nloops + 1 > max_loops || n.loops[n.nloops - 1].extent > nest::short_row) return;
   const loop J = n.loops[n.nloops - 2], K = n.loops[n.nloops - 3];
   if (J.extent <= tile_max || K.src_stride >= J.src_stride) return;
-  dim tile = 0;
-  for (dim c = tile_max; c >= tile_min && tile == 0; --c)
-    if (J.extent % c == 0) tile = c;
-  if (tile == 0) return;
+  // a divisor of J.extent made of its factors 2, 3, 5 and 7, largest first (few divisions:
+  // plans are built often)
+  dim tile = 1, rest = J.extent;
+  for (const dim f : {7, 5, 3, 2})
+    while (rest % f == 0 && tile * f <= tile_max) {
+      tile *= f;
+      rest /= f;
+    }
+  if (tile < tile_min) return;
   const dim q = J.extent / tile;
   // ..., K, J, row  ->  ..., J / tile, K, tile, row
   const loop row = n.loops[n.nloops - 1];
@@ -208,7 +213,13 @@ inline void simplify(nest& n, bool zero_fill) {
   int count = 0;
   for (int i = 0; i < n.nloops; ++i)
     if (n.loops[i].extent != 1) kept[count++] = n.loops[i];
-  std::stable_sort(kept, kept + count, [](const loop& a, const loop& b) { return a.dst_stride > b.dst_stride; });
+  // a stable insertion sort: a few loops, and no allocation (std::stable_sort allocates)
+  for (int i = 1; i < count; ++i) {
+    const loop l = kept[i];
+    int j = i;
+    for (; j > 0 && kept[j - 1].dst_stride < l.dst_stride; --j) kept[j] = kept[j - 1];
+    kept[j] = l;
+  }
   int folded = 0;
   for (int i = 0; i < count; ++i) {
     if (folded > 0) {
@@ -360,6 +371,9 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
     if (padded[d] > logical[d] && logical[d] > 0) decompose(cut, 0, logical[d], padded[d], dim_box{}, list);
   }
   // every combination of one box per dim; a combination with a padding box is a zero fill
+  std::size_t combinations = 1;
+  for (int d = 0; d < n; ++d) combinations *= boxes[static_cast<std::size_t>(d)].size();
+  out.reserve(out.size() + combinations);
   std::array<std::size_t, max_ndims> pick{};
   for (;;) {
     placed_nest p;

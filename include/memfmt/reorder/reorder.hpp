@@ -17,6 +17,7 @@
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/memory/memory.hpp"
 #include "memfmt/reorder/attr.hpp"
+#include "memfmt/reorder/cache.hpp"
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
@@ -165,7 +166,7 @@ class reorder {
     elementwise_ = !detail::lower(src_, dst_, scale_strides, nests);
     // a destination larger than the last-level cache will not be read back from it soon:
     // write it around the cache (whole aligned vectors only; results are the same)
-    const bool stream = dst_.get_size() > last_level_cache_bytes();
+    const bool stream = dst_.get_size() > detail::last_level_cache_bytes();
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
@@ -190,17 +191,7 @@ class reorder {
     return threads;
   }
 
-  static std::size_t last_level_cache_bytes() noexcept {
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-    static const std::size_t bytes = [] {
-      const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-      return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20;
-    }();
-    return bytes;
-#else
-    return std::size_t{32} << 20;
-#endif
-  }
+
 
   void combine_scales(int mask) {
     const int n = src_.get_ndims();

@@ -78,10 +78,13 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     }
   };
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-  if constexpr (B % 64 == 0) {
-    // every row aligned to a line: whole lines, written around the cache
-    const bool aligned = reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0;
-    if (stream && aligned) {
+  if constexpr (B % 16 == 0) {
+    // whole aligned lines, written around the cache: rows of whole lines, or shorter
+    // rows back to back that fill whole lines between them
+    const bool lines = B % 64 == 0 ? w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0
+                                   : w.dst_inner == static_cast<dim>(B) && (w.inner * w.dst_inner) % 64 == 0 &&
+                                         w.dst_outer % 64 == 0;
+    if (stream && lines && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
       for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::true_type{}); });
       return;
     }

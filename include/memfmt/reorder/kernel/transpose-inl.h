@@ -116,6 +116,23 @@ HWY_INLINE VTile<W> load_bits(const std::byte* p) {
   }
 }
 
+/// Stores the u32 lanes of `v` as kSize-byte elements around the caches.
+/// @pre `p` is aligned to the stored bytes
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void store_bits_stream(VTile<W> v, std::byte* p) {
+  const DTile<W> du;
+  const hn::RebindToSigned<DTile<W>> di;
+  if constexpr (kSize == 4) {
+    hn::Stream(v, du, reinterpret_cast<std::uint32_t*>(p));
+  } else if constexpr (kSize == 2) {
+    const hn::Rebind<std::uint16_t, DTile<W>> d16;
+    hn::Stream(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, reinterpret_cast<std::uint16_t*>(p));
+  } else {
+    const hn::Rebind<std::uint8_t, DTile<W>> d8;
+    hn::Stream(hn::DemoteTo(d8, hn::BitCast(di, v)), d8, reinterpret_cast<std::uint8_t*>(p));
+  }
+}
+
 /// Stores the u32 lanes of `v` as kSize-byte elements (the values fit: exact).
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE void store_bits(VTile<W> v, std::byte* p) {
@@ -215,9 +232,18 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
   }
   transpose_tile<W>(r);
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-  if constexpr (kSize * W == 64) {
-    if (stream && lines_aligned<W>(dst)) {
-      for (std::size_t k = 0; k < W; ++k) hn::Stream(r[k], du, reinterpret_cast<std::uint32_t*>(dst[k]));
+  // whole aligned lines around the cache: rows of a line each, or shorter rows back to
+  // back that fill whole lines between them
+  if constexpr (kSize * W >= 16 && kSize * W <= 64 && (kSize * W * W) % 64 == 0) {
+    bool lines = false;
+    if constexpr (kSize * W == 64) {
+      lines = lines_aligned<W>(dst);
+    } else {
+      lines = reinterpret_cast<std::uintptr_t>(dst[0]) % 64 == 0;
+      for (std::size_t k = 1; k < W; ++k) lines = lines && dst[k] == dst[0] + static_cast<dim>(k * kSize * W);
+    }
+    if (stream && lines) {
+      for (std::size_t k = 0; k < W; ++k) store_bits_stream<kSize, W>(r[k], dst[k]);
       return;
     }
   }
@@ -263,7 +289,8 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
 /// map; destination rows placed by `cols_at`, consecutive destination columns
 /// (source rows) adjacent. The tiles go down a strip of columns first when the
 /// source rows are closer together than the destination rows (then each strip reads
-/// one region and writes W rows), else along a strip of rows.
+/// one region and writes W rows), else along a strip of rows, which reads
+/// sequentially; so do streaming stores, whose whole lines need no neighbours.
 template <std::size_t kSize, std::size_t W>
 void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const column_map& cols_at, dim col0, dim rows,
                      dim cols, bool stream) {
@@ -281,7 +308,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     }
   };
   const dim dst_row = cols_at.period > 1 ? cols_at.inner_stride : cols_at.outer_stride;
-  if (src_row <= dst_row) {
+  if (src_row <= dst_row && !stream) {
     for (dim i = 0; i < cols; i += w) {
       const dim c = cols - i < w ? cols - i : w;
       place(i, 0);
