@@ -287,10 +287,8 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
 /// A `rows` x `cols` block of kSize-byte elements in W x W tiles (partial at the
 /// edges): source rows `src_row` elements apart, starting at column `col0` of the
 /// map; destination rows placed by `cols_at`, consecutive destination columns
-/// (source rows) adjacent. The tiles go down a strip of columns first when the
-/// source rows are closer together than the destination rows (then each strip reads
-/// one region and writes W rows), else along a strip of rows, which reads
-/// sequentially; so do streaming stores, whose whole lines need no neighbours.
+/// (source rows) adjacent. Tiles go along a strip of W rows, which reads the
+/// source sequentially.
 template <std::size_t kSize, std::size_t W>
 void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const column_map& cols_at, dim col0, dim rows,
                      dim cols, bool stream) {
@@ -307,19 +305,6 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       }
     }
   };
-  const dim dst_row = cols_at.period > 1 ? cols_at.inner_stride : cols_at.outer_stride;
-  if (src_row <= dst_row && !stream) {
-    for (dim i = 0; i < cols; i += w) {
-      const dim c = cols - i < w ? cols - i : w;
-      place(i, 0);
-      for (dim j = 0; j < rows; j += w) {
-        transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, rows - j < w ? rows - j : w, c,
-                                      stream);
-        for (std::size_t k = 0; k < W; ++k) at[k] += w * dim{kSize};
-      }
-    }
-    return;
-  }
   const bool one_period = col0 + cols <= cols_at.period;  // rows then step evenly
   for (dim j = 0; j < rows; j += w) {
     const dim r = rows - j < w ? rows - j : w;
