@@ -1,12 +1,13 @@
 // Per-target `transpose` kernel: the two innermost loops J (dst stride 1) and
-// I (src stride 1) form a 2-D block; V x V tiles (V = u32 lanes: 4, 8, 16) are
-// loaded as V source rows, transposed in registers as 32-bit lanes and stored
-// as V destination rows; 8 x 8 and 4 x 4 tiles take what is left on wider
-// targets. 16- and 8-bit elements are widened to 32-bit lanes for the
-// transpose; converting reorders run stage A on the source rows, transpose the
-// f32 values and run stage B on the destination rows (one f32 transpose per
-// width serves every type pair). A side of 2 to 4 packed elements uses
-// interleaved loads/stores. What no tile covers runs the scalar strided rows.
+// I (src stride 1) form a 2-D block (its columns may also span a third loop C,
+// contiguous with I in the source); W x W tiles (W = u32 lanes: 16, 8 or 4,
+// whichever wastes least) are loaded as W source rows, transposed in registers
+// as 32-bit lanes and stored as W destination rows; partial tiles load and
+// store masked rows. 16- and 8-bit elements are widened to 32-bit lanes.
+// Converting reorders convert each strip of source rows into a buffer of the
+// destination type first, then transpose that (with beta, which reads the
+// destination, they transpose f32 values and convert destination rows). A side
+// of 2 to 4 packed elements uses interleaved loads/stores.
 //
 // Compiled once per target by pass-inl.h.
 
