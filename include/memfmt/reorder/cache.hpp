@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <cstdio>
 
+#if __has_include(<unistd.h>)
 #include <unistd.h>
+#endif
 
 namespace memfmt::detail {
 

@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "memfmt/core/dims.hpp"
@@ -329,6 +330,8 @@ inline void split_for_threads(nest& n, dim pieces) {
     // the outer owned loop first (the rows: each thread keeps sequential runs), then the inner
     const int first = n.nloops - n.owned_loops();
     const int pick = pass == 0 || first == n.nloops - 1 ? first : n.nloops - 1;
+    const int run = n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1;
+    if (n.zero_tail != 0 && pick == run) continue;  // its zeros follow the whole run
     const loop l = n.loops[pick];
     const bool row = pick == n.nloops - 1;
     const dim granule = n.kind == kernel_kind::transpose ? 16 : row ? 64 : 1;
@@ -351,11 +354,59 @@ inline void split_for_threads(nest& n, dim pieces) {
   }
 }
 
+/// Folds zero fills into the copies whose destination runs they continue (the padding of
+/// a partial block right after its valid elements), so padding is written in the same
+/// pass as the data, often in the same vector: a zero fill whose innermost loop has dst
+/// stride 1 and starts where a copy's or transpose's dst-stride-1 run ends, with the
+/// same other loops (extents and dst strides), becomes that nest's `zero_tail`.
+inline void merge_zero_tails(std::vector<placed_nest>& nests) {
+  // the loops of a nest other than its dst-stride-1 run, as (extent, dst stride), sorted
+  const auto others = [](const nest& n, int skip, std::array<std::pair<dim, dim>, max_loops>& out) {
+    int count = 0;
+    for (int i = 0; i < n.nloops; ++i)
+      if (i != skip) out[static_cast<std::size_t>(count++)] = {n.loops[i].dst_stride, n.loops[i].extent};
+    std::sort(out.begin(), out.begin() + count);
+    return count;
+  };
+  for (std::size_t z = 0; z < nests.size(); ++z) {
+    const nest& fill = nests[z].loops;
+    if (fill.kind != kernel_kind::zero_fill || fill.nloops < 1) continue;
+    // its dst-stride-1 loop, or none: zeros one element long (a unit loop simplify dropped)
+    const int fill_run = fill.loops[fill.nloops - 1].dst_stride == 1 ? fill.nloops - 1 : -1;
+    const dim tail = fill_run >= 0 ? fill.loops[fill_run].extent : 1;
+    std::array<std::pair<dim, dim>, max_loops> fill_others{}, data_others{};
+    const int nf = others(fill, fill_run, fill_others);
+    for (placed_nest& data : nests) {
+      nest& d = data.loops;
+      if (d.zero_tail != 0) continue;
+      int run = -1;  // the loop with dst stride 1, or -1 for a strided copy with rows of one element
+      if (d.kind == kernel_kind::copy) run = d.nloops - 1;
+      else if (d.kind == kernel_kind::transpose && d.nloops >= 2) run = d.nloops - 2;
+      else if (d.kind != kernel_kind::strided || d.nloops + 1 > max_loops) continue;
+      const dim run_extent = run >= 0 ? d.loops[run].extent : 1;
+      if (run >= 0 && d.loops[run].dst_stride != 1) continue;
+      if (nests[z].dst_base != data.dst_base + run_extent) continue;
+      if (others(d, run, data_others) != nf || !std::equal(fill_others.begin(), fill_others.begin() + nf, data_others.begin()))
+        continue;
+      if (run < 0) {  // rows of one element: a copy of one-element rows, each followed by its zeros
+        d.loops[d.nloops++] = loop{1, 1, 1, 0};
+        d.kind = kernel_kind::copy;
+      }
+      d.zero_tail = tail;
+      nests.erase(nests.begin() + static_cast<std::ptrdiff_t>(z));
+      --z;
+      break;
+    }
+  }
+}
+
 /// Lowers src -> dst into nests: the copies of the valid region, then the zero fills of
-/// the destination's padding. Returns false when the blockings do not nest.
+/// the destination's padding (folded into the copies where they continue their rows,
+/// unless `zero_tails` is false). Returns false when the blockings do not nest.
 /// @pre same dims, both blocked; `scale_strides[d]` is d's row-major stride in the
 ///      scale array (0 for dims the scales do not vary over)
-inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, std::vector<placed_nest>& out) {
+inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, std::vector<placed_nest>& out,
+                  bool zero_tails = true) {
   const int n = src.get_ndims();
   const dims logical = dst.get_dims(), padded = dst.get_padded_dims();
   std::array<dim_pieces, max_ndims> cuts{};
@@ -412,6 +463,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
     }
     if (d < 0) break;
   }
+  if (zero_tails) merge_zero_tails(out);
   return true;
 }
 

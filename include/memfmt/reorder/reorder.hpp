@@ -10,7 +10,9 @@
 #include <vector>
 
 #if defined(__unix__)
+#if __has_include(<unistd.h>)
 #include <unistd.h>
+#endif
 #endif
 
 #include "memfmt/core/error.hpp"
@@ -162,8 +164,14 @@ class reorder {
         combine_scales(mask);
       }
     }
+    // s32 with zero points and nothing else: exact integer arithmetic, as oneDNN does
+    // (through f32, s32 values beyond 2^24 would round)
+    integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
+                           (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
+                           scales_.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     std::vector<detail::placed_nest> nests;
-    elementwise_ = !detail::lower(src_, dst_, scale_strides, nests);
+    // (the integer path writes padding with its own zero fills)
+    elementwise_ = !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_);
     // a destination larger than the last-level cache will not be read back from it soon:
     // write it around the cache (whole aligned vectors only; results are the same)
     const bool stream = dst_.get_size() > detail::last_level_cache_bytes();
@@ -175,18 +183,17 @@ class reorder {
     }
     nests_ = std::move(nests);
     cvt_ = cvt;
-    // s32 with zero points and nothing else: exact integer arithmetic, as oneDNN does
-    // (through f32, s32 values beyond 2^24 would round)
-    integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
-                           (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
-                           scales_.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     scale_strides_ = scale_strides;
   }
 
   static dim hardware_threads() noexcept {
     static const dim threads = [] {
+#if defined(_SC_NPROCESSORS_ONLN)
       const long n = sysconf(_SC_NPROCESSORS_ONLN);
       return n > 0 ? static_cast<dim>(n) : dim{1};
+#else
+      return dim{8};  // only sizes the pieces threads share out; any count is correct
+#endif
     }();
     return threads;
   }
@@ -231,32 +238,34 @@ class reorder {
   }
 
   /// `dst = saturate(src - zp_src + zp_dst)` in 64-bit integers, for the loops a kernel
-  /// would own (the transpose's two, or the innermost one).
+  /// would own (a gather block through its table).
   void run_integer_nest(const detail::nest& n, const void* src, void* dst, dim begin, dim end) const {
     const std::int64_t lo = cvt_.dst == data_type::s32 ? INT32_MIN : cvt_.dst == data_type::s8 ? -128 : 0;
     const std::int64_t hi = cvt_.dst == data_type::s32 ? INT32_MAX : cvt_.dst == data_type::s8 ? 127 : 255;
-    const int owned = n.owned_loops();
-    const bool gather = n.kind == detail::kernel_kind::gather;
-    // a gather block: one contiguous run of dst with src offsets from the table
-    const detail::loop inner = gather ? detail::loop{n.gather_count(), 0, 1, 0} : n.loops[n.nloops - 1];
-    const detail::loop outer = owned == 2 && !gather ? n.loops[n.nloops - 2] : detail::loop{};
+    const auto convert = [&](dim from, dim to) {
+      std::int64_t v = load_integer(cvt_.src, static_cast<const unsigned char*>(src) + from * src_size_);
+      v = v - cvt_.src_zero_point + cvt_.dst_zero_point;
+      v = v < lo ? lo : v > hi ? hi : v;
+      auto* out = static_cast<unsigned char*>(dst) + to * dst_size_;
+      if (cvt_.dst == data_type::s32) {
+        const auto w = static_cast<std::int32_t>(v);
+        std::memcpy(out, &w, 4);
+      } else {
+        *out = static_cast<unsigned char>(static_cast<std::int8_t>(v));
+      }
+    };
+    const detail::loop& inner = n.loops[n.nloops - 1];
     detail::outer_cursor cursor(n, begin);
-    for (dim it = begin; it < end; ++it, cursor.next())
-      for (dim i = 0; i < outer.extent; ++i)
-        for (dim j = 0; j < inner.extent; ++j) {
-          const dim from = cursor.src + (gather ? n.gather_src[j] : i * outer.src_stride + j * inner.src_stride);
-          const dim to = cursor.dst + i * outer.dst_stride + j * inner.dst_stride;
-          std::int64_t v = load_integer(cvt_.src, static_cast<const unsigned char*>(src) + from * src_size_);
-          v = v - cvt_.src_zero_point + cvt_.dst_zero_point;
-          v = v < lo ? lo : v > hi ? hi : v;
-          auto* out = static_cast<unsigned char*>(dst) + to * dst_size_;
-          if (cvt_.dst == data_type::s32) {
-            const auto w = static_cast<std::int32_t>(v);
-            std::memcpy(out, &w, 4);
-          } else {
-            *out = static_cast<unsigned char>(static_cast<std::int8_t>(v));
-          }
-        }
+    for (dim it = begin; it < end; ++it, cursor.next()) {
+      if (n.kind == detail::kernel_kind::gather && n.gather_src != nullptr) {
+        for (dim j = 0; j < n.gather_count(); ++j) convert(cursor.src + n.gather_src[j], cursor.dst + j);
+        continue;
+      }
+      detail::for_each_owned_row(n, [&](dim s_off, dim d_off, dim) {
+        for (dim j = 0; j < inner.extent; ++j)
+          convert(cursor.src + s_off + j * inner.src_stride, cursor.dst + d_off + j * inner.dst_stride);
+      });
+    }
   }
 
   /// For blockings that do not nest (e.g. blocks of 3 and 4): element by element.

@@ -284,20 +284,30 @@ void store_row(const float* x, void* dst, dim n, const row_params& p) {
 
   dim k = 0;
   if (!has_src_zp && !has_beta && !has_dst_zp && !per_lane_scale) {
-    // Only a row-wide factor (1 when there is none: exact): a loop without branches.
-    const auto scale_rows = [&](auto stream) {
+    // Only a row-wide factor, or none: a loop without branches.
+    // (no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would
+    // flush subnormals that the scalar tail keeps)
+    const auto scale_rows = [&](auto stream, auto scaled) {
+      const auto load = [&](dim at) {
+        const VF v = hn::LoadU(df, x + at);
+        if constexpr (decltype(scaled)::value) {
+          return hn::Mul(row_multiplier, v);
+        } else {
+          return v;
+        }
+      };
       for (; k + 2 * N <= n; k += 2 * N) {
-        const VF v0 = hn::Mul(row_multiplier, hn::LoadU(df, x + k));
-        const VF v1 = hn::Mul(row_multiplier, hn::LoadU(df, x + k + N));
+        const VF v0 = load(k);
+        const VF v1 = load(k + N);
         store_f32<D>(v0, d + k * size, stream);
         store_f32<D>(v1, d + (k + N) * size, stream);
       }
-      for (; k + N <= n; k += N) store_f32<D>(hn::Mul(row_multiplier, hn::LoadU(df, x + k)), d + k * size, stream);
+      for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * size, stream);
     };
     if (p.stream) {
-      scale_rows(std::true_type{});
+      multiply ? scale_rows(std::true_type{}, std::true_type{}) : scale_rows(std::true_type{}, std::false_type{});
     } else {
-      scale_rows(std::false_type{});
+      multiply ? scale_rows(std::false_type{}, std::true_type{}) : scale_rows(std::false_type{}, std::false_type{});
     }
   }
   for (; k + N <= n; k += N) {

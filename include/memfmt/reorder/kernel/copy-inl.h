@@ -142,6 +142,8 @@ struct copy_kernel {
   to_f32_row_fn to_f32;
   store_row_fn store;
 
+  std::size_t tail_bytes;  ///< zeros after each row (destination padding)
+
   explicit copy_kernel(const nest& n)
       : cvt(&n.cvt),
         plain(n.cvt.is_plain_copy()),
@@ -149,13 +151,21 @@ struct copy_kernel {
         src_size(data_type_size(n.cvt.src)),
         dst_size(data_type_size(n.cvt.dst)),
         to_f32(plain ? nullptr : pick_to_f32_row(n.cvt.src)),
-        store(plain ? nullptr : pick_store_row(n.cvt.dst)) {}
+        store(plain ? nullptr : pick_store_row(n.cvt.dst)),
+        tail_bytes(static_cast<std::size_t>(n.zero_tail) * data_type_size(n.cvt.dst)) {}
 
   /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
   /// kernel owns two loops).
   void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& K, const loop& J,
             const loop& I) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    if (plain && tail_bytes != 0) {
+      const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
+                       K.dst_stride * dsz, J.dst_stride * dsz};
+      const auto bytes = static_cast<std::size_t>(I.extent * dsz);
+      for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy_with_tail(d, s, bytes, tail_bytes); });
+      return;
+    }
     if (plain) {
       const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
                        K.dst_stride * dsz, J.dst_stride * dsz};
@@ -186,9 +196,25 @@ struct copy_kernel {
     }
   }
 
+  /// Copies a row of `bytes` and zeros the `tail` bytes after it: on AVX-512, one masked
+  /// load and one store when both fit a vector.
+  static void copy_with_tail(std::byte* dst, const std::byte* src, std::size_t bytes, std::size_t tail) {
+    if constexpr (exact_masked_bytes) {
+      if (bytes + tail <= masked_bytes) {
+        const hn::ScalableTag<std::uint8_t> d8;
+        const auto v = hn::MaskedLoad(hn::FirstN(d8, bytes), d8, reinterpret_cast<const std::uint8_t*>(src));
+        hn::BlendedStore(v, hn::FirstN(d8, bytes + tail), d8, reinterpret_cast<std::uint8_t*>(dst));
+        return;
+      }
+    }
+    std::memcpy(dst, src, bytes);
+    std::memset(dst + bytes, 0, tail);
+  }
+
   /// One row of `n` elements; `scales` is this row's first scale (null without scales).
   void row(const std::byte* src, std::byte* dst, const float* scales, dim scale_stride, dim n) const {
     if (n <= 0) return;
+    if (tail_bytes != 0) std::memset(dst + n * static_cast<dim>(dst_size), 0, tail_bytes);
     if (plain) {
       copy_bytes(dst, src, static_cast<std::size_t>(n) * dst_size, stream);
       return;

@@ -11,6 +11,7 @@
 #endif
 
 #include <cstddef>
+#include <cstring>
 
 #include "memfmt/reorder/kernel/copy-inl.h"
 #include "memfmt/reorder/kernel/gather-inl.h"
@@ -36,15 +37,39 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
   // A nest without loops is one element.
   const loop inner = n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0};
   outer_cursor cursor(n, begin);
+  // The zero tail after each dst-stride-1 run, for the paths that do not write it themselves.
+  const bool tails = n.zero_tail > 0;
+  const int owned = n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops;
+  const auto write_tails = [&](std::byte* dp) {
+    const bool transpose = n.kind == kernel_kind::transpose && n.nloops >= 2;
+    const int run = transpose ? n.nloops - 2 : n.nloops - 1;
+    const dim after = n.loops[run].extent * dsz, bytes = n.zero_tail * dsz;
+    // the owned loops other than the run, at most two
+    loop a{}, b{};
+    int found = 0;
+    for (int k = n.nloops - owned; k < n.nloops; ++k)
+      if (k != run) (found++ == 0 ? a : b) = n.loops[k];
+    for (dim i = 0; i < a.extent; ++i)
+      for (dim j = 0; j < b.extent; ++j) {
+        std::byte* row = dp + (i * a.dst_stride + j * b.dst_stride) * dsz + after;
+        if (static_cast<std::size_t>(bytes) <= masked_bytes) {
+          zero_short(row, static_cast<std::size_t>(bytes));
+        } else {
+          std::memset(row, 0, static_cast<std::size_t>(bytes));
+        }
+      }
+  };
+  bool kernel_writes_tails = false;  // set by kernels that write the zero tails themselves
   auto for_each_outer = [&](auto&& body) {
     for (dim it = begin; it < end; ++it, cursor.next()) {
-      body(s + cursor.src * ssz, d + cursor.dst * dsz, c.scales != nullptr ? c.scales + cursor.scale : nullptr);
+      std::byte* dp = d + cursor.dst * dsz;
+      body(s + cursor.src * ssz, dp, c.scales != nullptr ? c.scales + cursor.scale : nullptr);
+      if (tails && !kernel_writes_tails) write_tails(dp);
     }
   };
 
   switch (n.kind) {
     case kernel_kind::zero_fill: {
-      const int owned = n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops;
       const loop J = owned >= 2 ? n.loops[n.nloops - 2] : loop{};
       const loop K = owned >= 3 ? n.loops[n.nloops - 3] : loop{};
       const row_walk rows{K.extent, J.extent, 0, 0, K.dst_stride * dsz, J.dst_stride * dsz};
@@ -65,6 +90,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
     case kernel_kind::copy:
       if (inner.src_stride == 1 && inner.dst_stride == 1) {
         const copy_kernel kernel(n);
+        kernel_writes_tails = true;
         if (n.owned_loops() >= 2) {
           const loop& J = n.loops[n.nloops - 2];
           const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
@@ -109,6 +135,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
       break;  // a single loop: one strided row per iteration
     case kernel_kind::gather:
       if (n.gather_src != nullptr && n.gather_loops >= 1 && n.gather_loops <= n.nloops) {
+        kernel_writes_tails = true;  // gather nests have none
         const gather_kernel kernel(n);
         for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); });
         if (n.stream_stores) hwy::FlushStream();
@@ -118,19 +145,13 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
     case kernel_kind::strided:
       break;
   }
-  // Strided rows; when the kind's contract did not hold, the loops it owns.
-  const int owned = n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops;
-  const loop J = owned >= 2 ? n.loops[n.nloops - 2] : loop{};
-  const loop K = owned >= 3 ? n.loops[n.nloops - 3] : loop{};
+  // Strided rows over every loop the kind owns (also when its contract did not hold,
+  // or a gather nest comes without its tables).
   for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-    for (dim k = 0; k < K.extent; ++k) {
-      for (dim j = 0; j < J.extent; ++j) {
-        const dim s_off = k * K.src_stride + j * J.src_stride, d_off = k * K.dst_stride + j * J.dst_stride;
-        strided_row(c, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
-                    scales != nullptr ? scales + k * K.scale_stride + j * J.scale_stride : nullptr,
-                    inner.scale_stride, inner.extent);
-      }
-    }
+    for_each_owned_row(n, [&](dim s_off, dim d_off, dim c_off) {
+      strided_row(c, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
+                  scales != nullptr ? scales + c_off : nullptr, inner.scale_stride, inner.extent);
+    });
   });
 }
 

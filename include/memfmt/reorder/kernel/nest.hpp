@@ -53,9 +53,8 @@ struct conversion {
   }
 };
 
-/// A loop nest, outermost loop first. The kernel owns the innermost loop (the
-/// innermost two for `transpose`); the caller splits the remaining "outer"
-/// iterations among threads.
+/// A loop nest, outermost loop first. The kernel owns the innermost loops (see
+/// owned_loops); the caller splits the remaining "outer" iterations among threads.
 struct nest {
   /// Rows up to this many elements are "short" (see owned_loops).
   static constexpr dim short_row = 256;
@@ -70,6 +69,10 @@ struct nest {
   /// Hint: the destination is large and will not be read soon; aligned contiguous
   /// stores bypass the cache. Results are identical either way.
   bool stream_stores = false;
+  /// Zeros (destination padding) that follow each run of the loop with dst stride 1:
+  /// each row of a `copy`, each column of a `transpose` (its loops[n-2] run). The
+  /// kernel writes them in the same pass as the data.
+  dim zero_tail = 0;
   /// The `transpose` kind: 1, or 2 when its columns also span loops[n-3], which is
   /// contiguous with loops[n-1] in src (src_stride == loops[n-1].extent, and likewise
   /// the scale stride) but not in dst.
@@ -110,6 +113,32 @@ struct nest {
     return count;
   }
 };
+
+/// Calls f(src, dst, scale) with the offsets of every row of the loops the kernel owns
+/// except the innermost one (row-major); for kernels' plain fallbacks.
+template <class F>
+constexpr void for_each_owned_row(const nest& n, F&& f) {
+  const int owned = n.owned_loops() < n.nloops ? n.owned_loops() : n.nloops;
+  const int first = n.nloops - owned, last = n.nloops - 1;  // loops [first, last) are walked
+  dim index[max_loops] = {};
+  for (int k = first; k < last; ++k)
+    if (n.loops[k].extent <= 0) return;
+  for (;;) {
+    dim s = 0, d = 0, c = 0;
+    for (int k = first; k < last; ++k) {
+      s += index[k] * n.loops[k].src_stride;
+      d += index[k] * n.loops[k].dst_stride;
+      c += index[k] * n.loops[k].scale_stride;
+    }
+    f(s, d, c);
+    int k = last - 1;
+    for (; k >= first; --k) {
+      if (++index[k] < n.loops[k].extent) break;
+      index[k] = 0;
+    }
+    if (k < first) return;
+  }
+}
 
 /// Walks the outer loops of a nest in row-major order and tracks the offsets
 /// of the current iteration. Plain code shared by every target.

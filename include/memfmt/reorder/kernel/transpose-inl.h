@@ -224,7 +224,6 @@ HWY_INLINE bool lines_aligned(std::byte* const* dst) {
 /// unrolled, in registers.
 template <std::size_t kSize, std::size_t W>
 HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* const* dst, bool stream) {
-  const DTile<W> du;
   VTile<W> r[W];
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
   if (stream) {
@@ -250,7 +249,6 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
   }
 #else
   (void)stream;
-  (void)du;
 #endif
   for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst[k]);
 }
