@@ -314,9 +314,10 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 }
 
 /// Gives the loops outside the kernel at least `pieces` iterations (threads share
-/// out those), when the nest is large enough to be worth sharing: the largest loop
-/// the kernel owns, of extent q * c, becomes an outer loop of q and an owned loop
-/// of c, with c a multiple of whole tiles (transpose) or of a cache line (rows).
+/// out those), when the nest is large enough to be worth sharing: the outermost loop
+/// the kernel owns (then, if need be, its innermost), of extent q * c, becomes an
+/// outer loop of q and an owned loop of c, with c a multiple of 16 for a transpose
+/// (whole tiles) and of 64 elements for rows (aligned stores).
 /// @post the nest visits the same elements with the same offsets
 inline void split_for_threads(nest& n, dim pieces) {
   if (n.kind == kernel_kind::gather) return;  // its block is fixed by its tables
@@ -336,10 +337,10 @@ inline void split_for_threads(nest& n, dim pieces) {
     const bool row = pick == n.nloops - 1;
     const dim granule = n.kind == kernel_kind::transpose ? 16 : row ? 64 : 1;
     const dim want = (pieces + outer - 1) / outer;
-    dim q = 0;
-    for (dim c = want; c <= 8 * want && c <= l.extent; ++c)
-      if (l.extent % c == 0 && (l.extent / c) % granule == 0) {
-        q = c;
+    dim q = 0;  // the count of pieces
+    for (dim count = want; count <= 8 * want && count <= l.extent; ++count)
+      if (l.extent % count == 0 && (l.extent / count) % granule == 0) {
+        q = count;
         break;
       }
     if (q == 0) continue;

@@ -1,6 +1,9 @@
-// Per-target `copy` kernel: one contiguous row (src and dst stride 1) per outer
-// iteration; a byte copy when the conversion is plain, else stage A + stage B
-// through an L1-resident chunk buffer (stage A is skipped for f32 sources).
+// Per-target `copy` kind: contiguous rows (src and dst stride 1). Short rows
+// are walked by the kernel a loop or two at a time and moved with fixed-size
+// vector copies (or one masked move on AVX-512); a byte copy when the
+// conversion is plain, else stage A + stage B through an L1-resident chunk
+// buffer (stage A is skipped for f32 sources). Zeros of the destination's
+// padding that follow each row are written with it.
 //
 // Compiled once per target by pass-inl.h.
 

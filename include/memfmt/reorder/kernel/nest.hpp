@@ -58,8 +58,8 @@ struct conversion {
 struct nest {
   /// Rows up to this many elements are "short" (see owned_loops).
   static constexpr dim short_row = 256;
-  /// A copy whose loop around short rows has fewer iterations than this also owns
-  /// the loop around that one.
+  /// A copy of short rows whose loop around them has fewer iterations than this
+  /// also owns the loop around that one.
   static constexpr dim few_rows = 16;
 
   int nloops = 0;
@@ -88,7 +88,8 @@ struct nest {
   /// How many innermost loops the kernel iterates itself: the transpose's two (three
   /// when it folds columns); the copy's (and zero fill's) rows and the loop around them when the rows
   /// are short (so the kernel, not the outer cursor, steps from row to row), and the
-  /// next loop too when that one is short as well; one otherwise.
+  /// next loop too when the loop around the rows has fewer than few_rows iterations;
+  /// a gather's block loops; one otherwise.
   constexpr int owned_loops() const {
     if (kind == kernel_kind::transpose) return 1 + column_loops;
     if (kind == kernel_kind::gather) return gather_loops;
@@ -98,8 +99,6 @@ struct nest {
     return 1;
   }
 
-  /// Product of the extents of the loops the kernel does not own.
-  /// @pre 0 <= nloops <= max_loops
   /// Elements per block of the `gather` kind.
   constexpr dim gather_count() const {
     dim count = 1;
@@ -107,6 +106,8 @@ struct nest {
     return count;
   }
 
+  /// Product of the extents of the loops the kernel does not own.
+  /// @pre 0 <= nloops <= max_loops
   constexpr dim outer_count() const {
     dim count = 1;
     for (int k = 0; k < nloops - owned_loops(); ++k) count *= loops[k].extent;

@@ -212,7 +212,7 @@ struct column_map {
 /// Bytes ahead of a tile's source rows to prefetch when reading from memory.
 inline constexpr dim prefetch_distance = 1024;
 
-/// Whether every one of `n` destination rows starts on a cache line.
+/// Whether every one of the W destination rows starts on a cache line.
 template <std::size_t W>
 HWY_INLINE bool lines_aligned(std::byte* const* dst) {
   std::uintptr_t bits = 0;
