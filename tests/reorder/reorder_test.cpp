@@ -153,6 +153,29 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
   check(desc(shape, data_type::s8, "nchw"), desc(shape, data_type::s8, "nchw"), sum);
 }
 
+TEST_CASE("plans whose kernels own three or more loops", "[reorder][plan]") {
+  // Shapes that make the kernels own a third loop (a copy of short rows whose loop
+  // around them is short; a transpose whose columns span two loops: the 3x3 of oihw),
+  // or a gather block of several loops; plain, converting and on the integer path.
+  reorder_attr zero_points;
+  zero_points.src_zero_point = 3;
+  const dims weights{32, 32, 3, 3}, activations{1, 32, 3, 3};
+  for (const reorder_attr& attr : {reorder_attr{}, zero_points}) {
+    check(desc(weights, data_type::s8, "oihw"), desc(weights, data_type::s32, "hwio"), attr);
+    check(desc(weights, data_type::f32, "oihw"), desc(weights, data_type::f32, "OIhw16i16o"), attr);
+    check(desc(activations, data_type::s8, "nChw16c"), desc(activations, data_type::s32, "nChw8c"), attr);
+    check(desc({2, 2, 2, 4}, data_type::s32, "dcba"), desc({2, 2, 2, 4}, data_type::s32, "abcd"), attr);
+  }
+  // padding written with the rows it follows: partial channel blocks of every width
+  for (const dim channels : {1, 7, 9, 15, 17, 71})
+    for (const char* tag : {"nChw8c", "nChw16c"}) {
+      const dims shape{2, channels, 5, 3};
+      check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::f32, tag));
+      check(desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::bf16, tag));
+      check(desc(shape, data_type::u8, "nhwc"), desc(shape, data_type::s32, tag), zero_points);
+    }
+}
+
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {
   const desc src({4, 71, 9, 9}, data_type::f32, "nchw"), dst({4, 71, 9, 9}, data_type::bf16, "nChw16c");
   std::vector<float> s(src.get_size() / 4);
