@@ -361,13 +361,25 @@ inline void split_for_threads(nest& n, dim pieces) {
 /// stride 1 and starts where a copy's or transpose's dst-stride-1 run ends, with the
 /// same other loops (extents and dst strides), becomes that nest's `zero_tail`.
 inline void merge_zero_tails(std::vector<placed_nest>& nests) {
-  // the loops of a nest other than its dst-stride-1 run, as (extent, dst stride), sorted
+  // the loops of a nest other than its dst-stride-1 run, as (dst stride, extent), sorted
+  // and folded where contiguous in dst (a zero fill folds loops that its copy, bound by
+  // the source, cannot): equal lists mean the same dst offsets
   const auto others = [](const nest& n, int skip, std::array<std::pair<dim, dim>, max_loops>& out) {
     int count = 0;
     for (int i = 0; i < n.nloops; ++i)
-      if (i != skip) out[static_cast<std::size_t>(count++)] = {n.loops[i].dst_stride, n.loops[i].extent};
+      if (i != skip && n.loops[i].extent != 1) out[static_cast<std::size_t>(count++)] = {n.loops[i].dst_stride, n.loops[i].extent};
     std::sort(out.begin(), out.begin() + count);
-    return count;
+    int folded = 0;
+    for (int i = 0; i < count; ++i) {
+      const auto next = out[static_cast<std::size_t>(i)];
+      auto& last = out[static_cast<std::size_t>(folded > 0 ? folded - 1 : 0)];
+      if (folded > 0 && next.first == last.first * last.second) {
+        last.second *= next.second;
+      } else {
+        out[static_cast<std::size_t>(folded++)] = next;
+      }
+    }
+    return folded;
   };
   for (std::size_t z = 0; z < nests.size(); ++z) {
     const nest& fill = nests[z].loops;
