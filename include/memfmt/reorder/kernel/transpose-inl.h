@@ -117,36 +117,28 @@ HWY_INLINE VTile<W> load_bits(const std::byte* p) {
   }
 }
 
-/// Stores the u32 lanes of `v` as kSize-byte elements around the caches.
-/// @pre `p` is aligned to the stored bytes
-template <std::size_t kSize, std::size_t W>
-HWY_INLINE void store_bits_stream(VTile<W> v, std::byte* p) {
-  const DTile<W> du;
-  const hn::RebindToSigned<DTile<W>> di;
-  if constexpr (kSize == 4) {
-    hn::Stream(v, du, reinterpret_cast<std::uint32_t*>(p));
-  } else if constexpr (kSize == 2) {
-    const hn::Rebind<std::uint16_t, DTile<W>> d16;
-    hn::Stream(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, reinterpret_cast<std::uint16_t*>(p));
-  } else {
-    const hn::Rebind<std::uint8_t, DTile<W>> d8;
-    hn::Stream(hn::DemoteTo(d8, hn::BitCast(di, v)), d8, reinterpret_cast<std::uint8_t*>(p));
-  }
-}
-
-/// Stores the u32 lanes of `v` as kSize-byte elements (the values fit: exact).
-template <std::size_t kSize, std::size_t W>
+/// Stores the u32 lanes of `v` as kSize-byte elements (the values fit: exact); with
+/// kStream, around the caches.
+/// @pre with kStream, `p` is aligned to the stored bytes
+template <std::size_t kSize, std::size_t W, bool kStream = false>
 HWY_INLINE void store_bits(VTile<W> v, std::byte* p) {
+  const auto store = [](auto x, auto d, auto* to) {
+    if constexpr (kStream) {
+      hn::Stream(x, d, to);
+    } else {
+      hn::StoreU(x, d, to);
+    }
+  };
   const DTile<W> du;
   const hn::RebindToSigned<DTile<W>> di;
   if constexpr (kSize == 4) {
-    hn::StoreU(v, du, reinterpret_cast<std::uint32_t*>(p));
+    store(v, du, reinterpret_cast<std::uint32_t*>(p));
   } else if constexpr (kSize == 2) {
     const hn::Rebind<std::uint16_t, DTile<W>> d16;
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, reinterpret_cast<std::uint16_t*>(p));
+    store(hn::DemoteTo(d16, hn::BitCast(di, v)), d16, reinterpret_cast<std::uint16_t*>(p));
   } else {
     const hn::Rebind<std::uint8_t, DTile<W>> d8;
-    hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di, v)), d8, reinterpret_cast<std::uint8_t*>(p));
+    store(hn::DemoteTo(d8, hn::BitCast(di, v)), d8, reinterpret_cast<std::uint8_t*>(p));
   }
 }
 
@@ -243,7 +235,7 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
       for (std::size_t k = 1; k < W; ++k) lines = lines && dst[k] == dst[0] + static_cast<dim>(k * kSize * W);
     }
     if (stream && lines) {
-      for (std::size_t k = 0; k < W; ++k) store_bits_stream<kSize, W>(r[k], dst[k]);
+      for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W, true>(r[k], dst[k]);
       return;
     }
   }
