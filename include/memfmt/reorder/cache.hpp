@@ -24,9 +24,20 @@ inline std::size_t parse_cache_size(const char* text) noexcept {
   return value;
 }
 
-/// The largest cache of CPU 0: sysfs first (what the hardware reports; some virtual
-/// machines report a much larger L3 through sysconf), then sysconf, else 32 MiB.
-/// Computed once.
+/// The largest cache size one core can use, from the two places an operating system
+/// reports it: sysfs (per cache instance, what the hardware reports) and sysconf
+/// (0 when either is unknown). sysconf alone is distrusted above 96 MiB, the largest
+/// L3 of one core complex today: virtual machines without sysfs cache entries often
+/// report the whole socket there (508 MiB on a 2-core AMD EPYC guest), a cache no
+/// single core fills. With neither, 32 MiB.
+constexpr std::size_t usable_cache_bytes(std::size_t sysfs_largest, std::size_t sysconf_l3) noexcept {
+  constexpr std::size_t mib = std::size_t{1} << 20;
+  if (sysfs_largest > 0) return sysfs_largest;
+  if (sysconf_l3 > 0) return sysconf_l3 < 96 * mib ? sysconf_l3 : 96 * mib;
+  return 32 * mib;
+}
+
+/// usable_cache_bytes of CPU 0 of this machine, computed once.
 inline std::size_t last_level_cache_bytes() noexcept {
   static const std::size_t bytes = [] {
     std::size_t largest = 0;
@@ -42,13 +53,12 @@ inline std::size_t last_level_cache_bytes() noexcept {
       }
       std::fclose(f);
     }
+    std::size_t l3 = 0;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
-    if (largest == 0) {
-      const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-      if (l3 > 0) largest = static_cast<std::size_t>(l3);
-    }
+    const long reported = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (reported > 0) l3 = static_cast<std::size_t>(reported);
 #endif
-    return largest > 0 ? largest : std::size_t{32} << 20;
+    return usable_cache_bytes(largest, l3);
   }();
   return bytes;
 }

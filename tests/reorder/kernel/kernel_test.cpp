@@ -130,6 +130,44 @@ TEST_CASE("transposes with a small packed side (nchw <-> nhwc, nChw8c, ...) on e
   check_cases(cases);
 }
 
+TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
+          "streamed or not, on every target equal the reference",
+          "[kernel]") {
+  // Rows of 4 to 64 bytes: the kernel moves whole aligned lines a line at a time and the
+  // partial lines at the ends of each run row by row; the runs start at every offset
+  // within a line (gaps between them of whole rows and of odd elements).
+  std::mt19937_64 rng(9);
+  std::vector<test_case> cases;
+  for (const data_type t : all_types) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim row_bytes : {4, 8, 16, 32, 64}) {
+      for (int k = 0; k < 16; ++k) {
+        test_case tc = make_case(kernel_kind::copy, t, t, rng);
+        nest& n = tc.n;
+        n.cvt = memfmt::detail::conversion{t, t};
+        tc.scales.clear();
+        n.stream_stores = k % 2 == 0;
+        n.zero_tail = 0;
+        const dim row = row_bytes / size;
+        if (row == 0) continue;
+        const dim runs = 1 + static_cast<dim>(rng() % 5), per_run = 1 + static_cast<dim>(rng() % 9);
+        const dim gap = k % 4 < 2 ? row * static_cast<dim>(rng() % 3) : 1 + static_cast<dim>(rng() % 5);
+        const dim src_row = row + static_cast<dim>(rng() % 3) * row;  // source rows apart or back to back
+        n.nloops = 3;
+        n.loops[0] = loop{runs, per_run * src_row, per_run * row + gap, 0};
+        n.loops[1] = loop{per_run, src_row, row, 0};
+        n.loops[2] = loop{row, 1, 1, 0};
+        tc.src.resize(static_cast<std::size_t>(runs * per_run * src_row * size));
+        fill_random(tc.src, t, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(runs * (per_run * row + gap) * size));
+        fill_random(tc.dst_init, t, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[kernel]") {
   // The plan should never do this; the kernels fall back to strided rows.
   std::mt19937_64 rng(5);

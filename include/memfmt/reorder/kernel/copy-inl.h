@@ -64,7 +64,8 @@ HWY_INLINE void for_each_row(const std::byte* src, std::byte* dst, const row_wal
 }
 
 /// Copies the rows of `w`, B bytes each (a compile-time size: the copy is a few
-/// vector moves). With `stream`, rows that are whole aligned cache lines bypass the caches.
+/// vector moves). With `stream`, whole aligned cache lines (rows of whole lines, or
+/// shorter rows back to back) bypass the caches.
 template <std::size_t B>
 HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& w, bool stream) {
   const hn::CappedTag<std::uint8_t, B> d8;
@@ -81,20 +82,46 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     }
   };
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-  if constexpr (B % 16 == 0) {
-    // whole aligned lines, written around the cache: rows of whole lines, or shorter
-    // rows back to back that fill whole lines between them
-    const bool lines = B % 64 == 0 ? w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0
-                                   : w.dst_inner == static_cast<dim>(B) && (w.inner * w.dst_inner) % 64 == 0 &&
-                                         w.dst_outer % 64 == 0;
-    if (stream && lines && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+  constexpr bool can_stream = B % 16 == 0;  // whole 16-byte vectors
+#else
+  constexpr bool can_stream = false;
+#endif
+  if constexpr (B % 64 == 0) {
+    // rows of whole aligned lines, written around the cache
+    if (can_stream && stream && w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0 &&
+        reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
       for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::true_type{}); });
       return;
     }
+  } else if constexpr (64 % B == 0) {
+    // shorter rows back to back: moved a whole aligned line at a time (its rows in one
+    // step, which keeps streaming stores' lines whole: twice as fast from memory as a
+    // row per step), the partial lines at both ends of each run through the cache
+    if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
+        w.dst_outer % static_cast<dim>(B) == 0) {
+      constexpr dim per_line = 64 / static_cast<dim>(B);
+      const auto lines = [&](const std::byte*& s, std::byte*& d, dim count, auto streaming) {
+        for (dim l = 0; l < count; ++l, s += per_line * w.src_inner, d += 64)
+          for (dim r = 0; r < per_line; ++r) copy(s + r * w.src_inner, d + r * static_cast<dim>(B), streaming);
+      };
+      for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
+        const auto misaligned = static_cast<dim>(reinterpret_cast<std::uintptr_t>(dst) % 64);
+        dim lead = misaligned == 0 ? 0 : (64 - misaligned) / static_cast<dim>(B);
+        if (lead > w.inner) lead = w.inner;
+        const dim whole = (w.inner - lead) / per_line;
+        const std::byte* s = src;
+        std::byte* d = dst;
+        for (dim j = 0; j < lead; ++j, s += w.src_inner, d += B) copy(s, d, std::false_type{});
+        if (can_stream && stream) {
+          lines(s, d, whole, std::bool_constant<can_stream>{});
+        } else {
+          lines(s, d, whole, std::false_type{});
+        }
+        for (dim j = lead + whole * per_line; j < w.inner; ++j, s += w.src_inner, d += B) copy(s, d, std::false_type{});
+      }
+      return;
+    }
   }
-#else
-  (void)stream;
-#endif
   if (stream) {
     // from memory, rows far apart: ask for the source rows a few rows ahead
     const dim ahead = 8 * w.src_inner;
