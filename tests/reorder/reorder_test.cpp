@@ -6,6 +6,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "reference.hpp"
@@ -174,6 +175,39 @@ TEST_CASE("plans whose kernels own three or more loops", "[reorder][plan]") {
       check(desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::bf16, tag));
       check(desc(shape, data_type::u8, "nhwc"), desc(shape, data_type::s32, tag), zero_points);
     }
+}
+
+TEST_CASE("channel blocks of many pixels: whole-line rows in source order, shorter rows in tiles",
+          "[reorder][plan]") {
+  // nhwc -> nChw{8,16}c over 48 x 48 pixels (more than a tile): the copy's rows are a
+  // channel block of one pixel; K walks the blocks, J the pixels
+  const dims shape{2, 32, 48, 48};
+  const dim pixels = 48 * 48;
+  const auto copy_nest = [](const memfmt::reorder& r) {
+    REQUIRE(r.nests().size() == 1);
+    const memfmt::detail::nest& n = r.nests()[0].loops;
+    REQUIRE(n.kind == memfmt::detail::kernel_kind::copy);
+    REQUIRE(n.nloops >= 3);
+    return n;
+  };
+  {  // rows of 64 bytes: the blocks of a pixel one after the other, the pixels in order
+    const desc src(shape, data_type::f32, "nhwc"), dst(shape, data_type::f32, "nChw16c");
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
+    CHECK(n.loops[n.nloops - 1].extent == 16);
+    CHECK(n.loops[n.nloops - 2].dst_stride == 16 * pixels);  // K inside
+    CHECK(n.loops[n.nloops - 3].src_stride == 32);            // J around it
+    check(src, dst);
+  }
+  for (const auto& [type, tag, block] : {std::tuple{data_type::f32, "nChw8c", dim{8}}, std::tuple{data_type::bf16, "nChw16c", dim{16}}}) {
+    // rows of 32 bytes: tiles of pixels, the blocks inside a tile
+    const desc src(shape, data_type::f32, "nhwc"), dst(shape, type, tag);
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
+    CHECK(n.loops[n.nloops - 1].extent == block);
+    CHECK(n.loops[n.nloops - 2].dst_stride == block);  // a tile of pixels
+    CHECK(n.loops[n.nloops - 2].extent < pixels);
+    CHECK(n.loops[n.nloops - 3].dst_stride == block * pixels);  // K around the tile
+    check(src, dst);
+  }
 }
 
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {

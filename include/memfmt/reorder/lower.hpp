@@ -178,15 +178,23 @@ inline int gather_block(const loop* loops, int count) {
 }
 
 /// Short rows whose loop J is long while the loop K around it steps within J's
-/// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel):
-/// J is cut into tiles and K runs inside a tile, so each tile of the source is read
-/// from cache K times rather than from memory.
-/// @pre n.kind == copy, loops ordered by dst stride
-inline void tile_rows(nest& n) {
+/// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel).
+/// Rows of whole cache lines: K moves inside J, so the source is read in order and
+/// each of K's destination streams gets whole lines (from memory, twice as fast as
+/// K passes over the source). Shorter rows: J is cut into tiles and K runs inside a
+/// tile, so each tile of the source is read from cache K times rather than from memory
+/// (K's streams would get partial lines).
+/// @pre n.kind == copy, loops ordered by dst stride; `dst_bytes`: the size of a dst element
+inline void tile_rows(nest& n, dim dst_bytes) {
   constexpr dim tile_min = 128, tile_max = 1024;
   if (n.nloops < 3 || n.nloops + 1 > max_loops || n.loops[n.nloops - 1].extent > nest::short_row) return;
   const loop J = n.loops[n.nloops - 2], K = n.loops[n.nloops - 3];
   if (J.extent <= tile_max || K.src_stride >= J.src_stride) return;
+  if (n.loops[n.nloops - 1].extent * dst_bytes % 64 == 0) {
+    n.loops[n.nloops - 3] = J;
+    n.loops[n.nloops - 2] = K;
+    return;
+  }
   // a divisor of J.extent made of its factors 2, 3, 5 and 7, largest first (few divisions:
   // plans are built often)
   dim tile = 1, rest = J.extent;
@@ -208,8 +216,8 @@ inline void tile_rows(nest& n) {
 
 /// Drops unit loops, orders loops by destination stride (writes stream forward), folds
 /// loops that are contiguous in every operand, and picks the kernel.
-/// @pre n.nloops loops with extents >= 1
-inline void simplify(nest& n, bool zero_fill) {
+/// @pre n.nloops loops with extents >= 1; `dst_bytes`: the size of a dst element
+inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
   loop kept[max_loops];
   int count = 0;
   for (int i = 0; i < n.nloops; ++i)
@@ -245,7 +253,7 @@ inline void simplify(nest& n, bool zero_fill) {
     n.kind = kernel_kind::zero_fill;
   } else if (last.dst_stride == 1 && last.src_stride == 1) {
     n.kind = kernel_kind::copy;
-    tile_rows(n);
+    tile_rows(n, dst_bytes);
   } else {
     n.kind = kernel_kind::strided;
     if (last.dst_stride == 1 && folded >= 2) {
@@ -466,7 +474,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
       p.src_base = 0;
       for (int i = 0; i < p.loops.nloops; ++i) p.loops.loops[i].src_stride = 0;
     }
-    simplify(p.loops, zero_fill);
+    simplify(p.loops, zero_fill, static_cast<dim>(data_type_size(dst.get_data_type())));
     if (p.loops.kind == kernel_kind::gather) gather_tables(p.loops, p.gather_src, p.gather_scale);
     out.push_back(std::move(p));
     int d = n - 1;
