@@ -104,6 +104,19 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
         for (dim l = 0; l < count; ++l, s += per_line * w.src_inner, d += 64)
           for (dim r = 0; r < per_line; ++r) copy(s + r * w.src_inner, d + r * static_cast<dim>(B), streaming);
       };
+      if (w.inner == per_line && w.dst_outer == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+        // one whole line per outer step (nChw8c -> nChw16c): no ends to look for
+        const auto walk = [&](auto streaming) {
+          for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
+            for (dim r = 0; r < per_line; ++r) copy(src + r * w.src_inner, dst + r * static_cast<dim>(B), streaming);
+        };
+        if (can_stream && stream) {
+          walk(std::bool_constant<can_stream>{});
+        } else {
+          walk(std::false_type{});
+        }
+        return;
+      }
       for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
         const auto misaligned = static_cast<dim>(reinterpret_cast<std::uintptr_t>(dst) % 64);
         dim lead = misaligned == 0 ? 0 : (64 - misaligned) / static_cast<dim>(B);
