@@ -27,6 +27,12 @@
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
 
+#ifndef MEMFMT_UNROLL
+// A tile stays in registers only when the loops over its rows are unrolled completely,
+// which GCC's -O2 does not do by itself for bodies this large.
+#define MEMFMT_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
 
@@ -53,6 +59,7 @@ HWY_INLINE void transpose_tile(VTile<W>* r) {
     const DTile<W> du;
     const hn::Repartition<std::uint64_t, DTile<W>> d64;
     // 4 x 4 transposes inside each 128-bit block, for each group of 4 rows.
+    MEMFMT_UNROLL
     for (std::size_t g = 0; g < W; g += 4) {
       const V t0 = hn::InterleaveLower(du, r[g + 0], r[g + 1]);
       const V t1 = hn::InterleaveLower(du, r[g + 2], r[g + 3]);
@@ -65,6 +72,7 @@ HWY_INLINE void transpose_tile(VTile<W>* r) {
     }
     // Now block b of r[g + k] is column 4b + k of rows g..g+3; transpose the blocks.
     if constexpr (W == 8) {
+      MEMFMT_UNROLL
       for (std::size_t k = 0; k < 4; ++k) {
         const V lo = r[k], hi = r[4 + k];
         r[k] = hn::ConcatLowerLower(du, hi, lo);
@@ -74,6 +82,7 @@ HWY_INLINE void transpose_tile(VTile<W>* r) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
       // A 4 x 4 transpose of 128-bit blocks, two rounds of block shuffles:
       // 0x88 takes blocks (0, 2) of each operand, 0xDD blocks (1, 3).
+      MEMFMT_UNROLL
       for (std::size_t k = 0; k < 4; ++k) {
         const __m512i x0 = r[k].raw, x1 = r[4 + k].raw, x2 = r[8 + k].raw, x3 = r[12 + k].raw;
         const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88);
@@ -146,8 +155,10 @@ HWY_INLINE void store_bits(VTile<W> v, std::byte* p) {
 template <std::size_t kSize, std::size_t W>
 void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim dst_row) {
   VTile<W> r[W];
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_row * dim{kSize});
   transpose_tile<W>(r);
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
 }
 
@@ -208,6 +219,7 @@ inline constexpr dim prefetch_distance = 1024;
 template <std::size_t W>
 HWY_INLINE bool lines_aligned(std::byte* const* dst) {
   std::uintptr_t bits = 0;
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) bits |= reinterpret_cast<std::uintptr_t>(dst[k]);
   return bits % 64 == 0;
 }
@@ -217,9 +229,11 @@ HWY_INLINE bool lines_aligned(std::byte* const* dst) {
 template <std::size_t kSize, std::size_t W>
 HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* const* dst, bool stream) {
   VTile<W> r[W];
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
   if (stream) {
     // from memory: ask for the rows' lines a little ahead (W streams outrun the hardware prefetcher)
+    MEMFMT_UNROLL
     for (std::size_t k = 0; k < W; ++k) hwy::Prefetch(src + static_cast<dim>(k) * src_step + prefetch_distance);
   }
   transpose_tile<W>(r);
@@ -232,9 +246,11 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
       lines = lines_aligned<W>(dst);
     } else {
       lines = reinterpret_cast<std::uintptr_t>(dst[0]) % 64 == 0;
+      MEMFMT_UNROLL
       for (std::size_t k = 1; k < W; ++k) lines = lines && dst[k] == dst[0] + static_cast<dim>(k * kSize * W);
     }
     if (stream && lines) {
+      MEMFMT_UNROLL
       for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W, true>(r[k], dst[k]);
       return;
     }
@@ -242,6 +258,7 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
 #else
   (void)stream;
 #endif
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst[k]);
 }
 
@@ -258,6 +275,7 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
     return;
   }
   VTile<W> r[W];
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     const auto row = static_cast<dim>(k);
     r[k] = row >= rows                   ? hn::Zero(du)
@@ -265,6 +283,7 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
                                          : load_bits_first<kSize, W>(src + row * src_step, cols);
   }
   transpose_tile<W>(r);
+  MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     if (static_cast<dim>(k) >= cols) break;
     if (rows == static_cast<dim>(W)) {
@@ -278,8 +297,9 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
 /// A `rows` x `cols` block of kSize-byte elements in W x W tiles (partial at the
 /// edges): source rows `src_row` elements apart, starting at column `col0` of the
 /// map; destination rows placed by `cols_at`, consecutive destination columns
-/// (source rows) adjacent. Tiles go along a strip of W rows, which reads the
-/// source sequentially.
+/// (source rows) adjacent. Tiles go along a strip of W source rows, which reads the
+/// source sequentially, or down a strip of W destination rows when those are the
+/// farther apart.
 template <std::size_t kSize, std::size_t W>
 void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const column_map& cols_at, dim col0, dim rows,
                      dim cols, bool stream) {
@@ -288,6 +308,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
   std::byte* at[W];
   const auto place = [&](dim i, dim j) {  // destination rows of columns i.., at row j
     dim q = (col0 + i) / cols_at.period, r = (col0 + i) % cols_at.period;
+    MEMFMT_UNROLL
     for (std::size_t k = 0; k < W; ++k) {
       at[k] = dst + (q * cols_at.outer_stride + r * cols_at.inner_stride + j) * dim{kSize};
       if (++r == cols_at.period) {
@@ -297,6 +318,20 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     }
   };
   const bool one_period = col0 + cols <= cols_at.period;  // rows then step evenly
+  if (one_period && cols_at.inner_stride > src_row) {
+    // destination rows farther apart than source rows (nhwc -> nchw): tiles go down a
+    // strip of W destination rows, so W store streams advance line by line
+    for (dim i = 0; i < cols; i += w) {
+      place(i, 0);
+      for (dim j = 0; j < rows; j += w) {
+        transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, rows - j < w ? rows - j : w,
+                                      cols - i < w ? cols - i : w, stream);
+        MEMFMT_UNROLL
+        for (std::size_t k = 0; k < W; ++k) at[k] += w * dim{kSize};
+      }
+    }
+    return;
+  }
   for (dim j = 0; j < rows; j += w) {
     const dim r = rows - j < w ? rows - j : w;
     if (one_period) place(0, j);
