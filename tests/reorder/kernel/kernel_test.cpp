@@ -135,7 +135,8 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
           "[kernel]") {
   // Rows of 4 to 64 bytes: the kernel moves whole aligned lines a line at a time and the
   // partial lines at the ends of each run row by row; the runs start at every offset
-  // within a line (gaps between them of whole rows and of odd elements).
+  // within a line (gaps between them of whole rows and of odd elements). Some rows are
+  // followed by zeros (destination padding), some making a whole line with them.
   std::mt19937_64 rng(9);
   std::vector<test_case> cases;
   for (const data_type t : all_types) {
@@ -147,19 +148,21 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
         n.cvt = memfmt::detail::conversion{t, t};
         tc.scales.clear();
         n.stream_stores = k % 2 == 0;
-        n.zero_tail = 0;
         const dim row = row_bytes / size;
         if (row == 0) continue;
+        // zeros after each row now and then (padding): up to a whole line with the row
+        n.zero_tail = k % 3 == 2 ? (64 - row_bytes) / size : k % 3 == 1 ? static_cast<dim>(rng() % 3) : 0;
         const dim runs = 1 + static_cast<dim>(rng() % 5), per_run = 1 + static_cast<dim>(rng() % 9);
         const dim gap = k % 4 < 2 ? row * static_cast<dim>(rng() % 3) : 1 + static_cast<dim>(rng() % 5);
         const dim src_row = row + static_cast<dim>(rng() % 3) * row;  // source rows apart or back to back
         n.nloops = 3;
-        n.loops[0] = loop{runs, per_run * src_row, per_run * row + gap, 0};
-        n.loops[1] = loop{per_run, src_row, row, 0};
+        const dim dst_row = row + n.zero_tail;
+        n.loops[0] = loop{runs, per_run * src_row, per_run * dst_row + gap, 0};
+        n.loops[1] = loop{per_run, src_row, dst_row, 0};
         n.loops[2] = loop{row, 1, 1, 0};
         tc.src.resize(static_cast<std::size_t>(runs * per_run * src_row * size));
         fill_random(tc.src, t, rng);
-        tc.dst_init.resize(static_cast<std::size_t>(runs * (per_run * row + gap) * size));
+        tc.dst_init.resize(static_cast<std::size_t>(runs * (per_run * dst_row + gap) * size));
         fill_random(tc.dst_init, t, rng);
         cases.push_back(std::move(tc));
       }

@@ -103,6 +103,16 @@ inline void run_reference(const nest& n, const void* src, void* dst) {
     memfmt::detail::convert_element(n.cvt, s + so * ssz, d + dof * dsz,
                                     n.cvt.scales != nullptr ? n.cvt.scales + sco : nullptr);
   });
+  // the zeros after each dst-stride-1 run: a copy's rows, a transpose's columns
+  const int run = n.kind == kernel_kind::copy ? n.nloops - 1 : n.kind == kernel_kind::transpose ? n.nloops - 2 : -1;
+  if (n.zero_tail > 0 && run >= 0) {
+    nest starts = n;
+    starts.loops[run].extent = 1;
+    const dim after = n.loops[run].extent * n.loops[run].dst_stride;
+    for_each_element(starts, [&](dim, dim dof, dim) {
+      std::memset(d + (dof + after) * dsz, 0, static_cast<std::size_t>(n.zero_tail * dsz));
+    });
+  }
 }
 
 /// Runs the kernel on outer iterations [0, outer_count()) in a few random chunks,

@@ -206,6 +206,20 @@ struct copy_kernel {
       const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
                        K.dst_stride * dsz, J.dst_stride * dsz};
       const auto bytes = static_cast<std::size_t>(I.extent * dsz);
+      if constexpr (exact_masked_bytes && masked_bytes == 64) {
+        // a row and its zeros make one aligned line (the last channel of nChw16c with
+        // 17 channels): built in a register and written around the cache
+        if (stream && bytes + tail_bytes == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 &&
+            w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0) {
+          const hn::ScalableTag<std::uint8_t> d8;
+          const auto first = hn::FirstN(d8, bytes);
+          for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) {
+            const auto line = hn::MaskedLoad(first, d8, reinterpret_cast<const std::uint8_t*>(s));
+            hn::Stream(line, d8, reinterpret_cast<std::uint8_t*>(d));
+          });
+          return;
+        }
+      }
       for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy_with_tail(d, s, bytes, tail_bytes); });
       return;
     }
