@@ -602,6 +602,18 @@ machine describe_machine() {
     if (!m.caches.empty()) m.caches += ", ";
     m.caches += "L" + level + " " + size;
   }
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  if (m.caches.empty()) {  // no sysfs cache entries (some virtual machines): what sysconf reports
+    const long sizes[] = {sysconf(_SC_LEVEL1_DCACHE_SIZE), sysconf(_SC_LEVEL2_CACHE_SIZE), sysconf(_SC_LEVEL3_CACHE_SIZE)};
+    for (int level = 1; level <= 3; ++level) {
+      const long bytes = sizes[level - 1];
+      if (bytes <= 0) continue;
+      if (!m.caches.empty()) m.caches += ", ";
+      m.caches += "L" + std::to_string(level) + " " + std::to_string(bytes >> 10) + "K";
+    }
+    if (!m.caches.empty()) m.caches += " by sysconf";
+  }
+#endif
   m.processors = mb::all_threads();
 #if defined(__clang__)
   m.compiler = "clang " __clang_version__;
