@@ -609,7 +609,7 @@ machine describe_machine() {
       const long bytes = sizes[level - 1];
       if (bytes <= 0) continue;
       if (!m.caches.empty()) m.caches += ", ";
-      m.caches += "L" + std::to_string(level) + " " + std::to_string(bytes >> 10) + "K";
+      m.caches.append("L").append(std::to_string(level)).append(" ").append(std::to_string(bytes >> 10)).append("K");
     }
     if (!m.caches.empty()) m.caches += " by sysconf";
   }
