@@ -447,6 +447,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
   for (int d = 0; d < n; ++d) combinations *= boxes[static_cast<std::size_t>(d)].size();
   out.reserve(out.size() + combinations);
   std::array<std::size_t, max_ndims> pick{};
+  const auto dst_bytes = static_cast<dim>(data_type_size(dst.get_data_type()));
   for (;;) {
     placed_nest p;
     bool zero_fill = false, empty = false;
@@ -474,7 +475,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
       p.src_base = 0;
       for (int i = 0; i < p.loops.nloops; ++i) p.loops.loops[i].src_stride = 0;
     }
-    simplify(p.loops, zero_fill, static_cast<dim>(data_type_size(dst.get_data_type())));
+    simplify(p.loops, zero_fill, dst_bytes);
     if (p.loops.kind == kernel_kind::gather) gather_tables(p.loops, p.gather_src, p.gather_scale);
     out.push_back(std::move(p));
     int d = n - 1;

@@ -100,21 +100,22 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
         w.dst_outer % static_cast<dim>(B) == 0) {
       constexpr dim per_line = 64 / static_cast<dim>(B);
-      const auto lines = [&](const std::byte*& s, std::byte*& d, dim count, auto streaming) {
-        for (dim l = 0; l < count; ++l, s += per_line * w.src_inner, d += 64)
-          for (dim r = 0; r < per_line; ++r) copy(s + r * w.src_inner, d + r * static_cast<dim>(B), streaming);
+      // the rows of one line, in one step
+      const auto line = [&](const std::byte* s, std::byte* d, auto streaming) {
+        for (dim r = 0; r < per_line; ++r) copy(s + r * w.src_inner, d + r * static_cast<dim>(B), streaming);
+      };
+      const auto streamed = [&](auto&& f) {
+        if (can_stream && stream) {
+          f(std::bool_constant<can_stream>{});
+        } else {
+          f(std::false_type{});
+        }
       };
       if (w.inner == per_line && w.dst_outer == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
         // one whole line per outer step (nChw8c -> nChw16c): no ends to look for
-        const auto walk = [&](auto streaming) {
-          for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
-            for (dim r = 0; r < per_line; ++r) copy(src + r * w.src_inner, dst + r * static_cast<dim>(B), streaming);
-        };
-        if (can_stream && stream) {
-          walk(std::bool_constant<can_stream>{});
-        } else {
-          walk(std::false_type{});
-        }
+        streamed([&](auto streaming) {
+          for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64) line(src, dst, streaming);
+        });
         return;
       }
       for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
@@ -125,11 +126,9 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
         const std::byte* s = src;
         std::byte* d = dst;
         for (dim j = 0; j < lead; ++j, s += w.src_inner, d += B) copy(s, d, std::false_type{});
-        if (can_stream && stream) {
-          lines(s, d, whole, std::bool_constant<can_stream>{});
-        } else {
-          lines(s, d, whole, std::false_type{});
-        }
+        streamed([&](auto streaming) {
+          for (dim l = 0; l < whole; ++l, s += per_line * w.src_inner, d += 64) line(s, d, streaming);
+        });
         for (dim j = lead + whole * per_line; j < w.inner; ++j, s += w.src_inner, d += B) copy(s, d, std::false_type{});
       }
       return;
