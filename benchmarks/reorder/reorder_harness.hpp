@@ -222,7 +222,8 @@ inline const char* kernel_name(memfmt::detail::kernel_kind k) {
 }
 
 /// One nest on one line: kernel, base offsets, then each loop as
-/// extent(src stride, dst stride), outermost first.
+/// extent(src stride, dst stride), outermost first, and whether it runs tile by tile
+/// with the nest above.
 inline std::string nest_line(const memfmt::detail::placed_nest& p) {
   std::string s = kernel_name(p.loops.kind);
   const auto add = [&s](const char* text, memfmt::dim v) {
@@ -241,6 +242,7 @@ inline std::string nest_line(const memfmt::detail::placed_nest& p) {
     s += ")";
   }
   add("  outer ", p.loops.outer_count());
+  if (p.fused_loops != 0) add("  fused with the nest above over loops ", p.fused_loops);
   return s;
 }
 

@@ -210,6 +210,46 @@ TEST_CASE("channel blocks of many pixels: whole-line rows in source order, short
   }
 }
 
+TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the full blocks",
+          "[reorder][plan]") {
+  // nhwc -> nChw8c with 8 k + r channels over 48 x 48 pixels: the full blocks are one copy
+  // in tiles of pixels; the last block's copy reads the same pixels, so it takes the same
+  // tiles and runs fused with it. Checked by value for several thread counts and for a
+  // caller's parallel_for that cuts the shared tiles into uneven chunks.
+  for (const dim channels : {19, 31, 71}) {
+    const dims shape{12, channels, 48, 48};  // 12 x 3 tiles: enough to share among threads
+    for (const data_type type : {data_type::f32, data_type::bf16}) {
+      INFO(channels << " channels, " << memfmt::to_string(type));
+      const desc src(shape, data_type::f32, "nhwc"), dst(shape, type, "nChw8c");
+      const memfmt::reorder r(src, dst);
+      REQUIRE(r.nests().size() == 2);
+      const memfmt::detail::placed_nest &tiled = r.nests()[0], &rest = r.nests()[1];
+      REQUIRE(rest.fused_loops == 2);  // the images and the tiles
+      for (int k = 0; k < rest.fused_loops; ++k) {
+        CHECK(rest.loops.loops[k].extent == tiled.loops.loops[k].extent);
+        CHECK(rest.loops.loops[k].src_stride == tiled.loops.loops[k].src_stride);
+        CHECK(rest.loops.loops[k].dst_stride == tiled.loops.loops[k].dst_stride);
+      }
+      CHECK(rest.loops.loops[rest.loops.nloops - 1].extent == channels % 8);
+      CHECK(rest.loops.zero_tail == 8 - channels % 8);
+      for (const int threads : {1, 2, 3}) {
+        reorder_attr attr;
+        attr.threads = threads;
+        check(src, dst, attr);
+      }
+      std::vector<float> s(src.get_size() / 4);
+      std::mt19937 rng(5);
+      fill_random(data_type::f32, s.data(), src.get_size(), rng);
+      std::vector<unsigned char> expected(dst.get_size(), 1), uneven(dst.get_size(), 2);
+      reference_reorder(src, dst, {}, s.data(), expected.data());
+      r.execute(s.data(), uneven.data(), [](dim count, const std::function<void(dim, dim)>& body) {
+        for (dim begin = 0, step = 1; begin < count; begin += step++) body(begin, std::min(count, begin + step));
+      });
+      REQUIRE(uneven == expected);
+    }
+  }
+}
+
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {
   const desc src({4, 71, 9, 9}, data_type::f32, "nchw"), dst({4, 71, 9, 9}, data_type::bf16, "nChw16c");
   std::vector<float> s(src.get_size() / 4);

@@ -150,6 +150,10 @@ struct placed_nest {
   dim dst_base = 0;
   dim scale_base = 0;
   std::vector<std::int32_t> gather_src, gather_scale;  ///< the `gather` kind's tables
+  /// Non-zero: this nest runs interleaved with the nest before it in the plan. Their
+  /// first `fused_loops` loops are equal and outer in both; for each iteration of
+  /// those, the nest before runs its share of iterations, then this one runs its own.
+  int fused_loops = 0;
 };
 
 /// Blocks of the `gather` kind hold at most this many elements (their offset tables
@@ -421,6 +425,50 @@ inline void merge_zero_tails(std::vector<placed_nest>& nests) {
   }
 }
 
+constexpr bool same_loop(const loop& a, const loop& b) {
+  return a.extent == b.extent && a.src_stride == b.src_stride && a.dst_stride == b.dst_stride &&
+         a.scale_stride == b.scale_stride;
+}
+
+/// Copies that read the same source rows run tile by tile together. tile_rows cut the
+/// long loop J of a copy into tiles (..., J / tile, K, tile, row) so that K's passes over
+/// a tile's source rows hit the cache. Another copy of the rest of those rows (...,
+/// J, row': the last, partial channel block of nhwc -> nChw8c with 71 channels) would
+/// read each row from memory once more; it gets the same tiles and runs each of its
+/// tiles right after the first copy's (see placed_nest::fused_loops).
+/// @post the nests visit the same elements with the same offsets
+inline void fuse_tiled_copies(std::vector<placed_nest>& nests) {
+  for (std::size_t m = 0; m < nests.size(); ++m) {
+    const nest& tiled = nests[m].loops;
+    if (tiled.kind != kernel_kind::copy || tiled.nloops < 4 || tiled.owned_loops() != 2) continue;
+    if (nests[m].fused_loops != 0 || (m + 1 < nests.size() && nests[m + 1].fused_loops != 0)) continue;
+    const int q = tiled.nloops - 4;  // the loop of tiles
+    const loop tiles = tiled.loops[q], K = tiled.loops[q + 1], tile = tiled.loops[q + 2];
+    if (tiles.src_stride != tile.src_stride * tile.extent || tiles.dst_stride != tile.dst_stride * tile.extent ||
+        tiles.scale_stride != tile.scale_stride * tile.extent || K.src_stride >= tile.src_stride)
+      continue;
+    for (std::size_t b = 0; b < nests.size(); ++b) {
+      nest& rest = nests[b].loops;
+      if (b == m || rest.kind != kernel_kind::copy || rest.nloops != q + 2 || nests[b].fused_loops != 0) continue;
+      const loop J = rest.loops[q], row = rest.loops[q + 1];
+      if (!same_loop(J, loop{tiles.extent * tile.extent, tile.src_stride, tile.dst_stride, tile.scale_stride}) ||
+          row.extent > nest::short_row || !std::equal(rest.loops, rest.loops + q, tiled.loops, same_loop))
+        continue;
+      rest.loops[q] = tiles;
+      rest.loops[q + 1] = tile;
+      rest.loops[q + 2] = row;
+      rest.nloops = q + 3;
+      placed_nest moved = std::move(nests[b]);
+      moved.fused_loops = q + 1;
+      nests.erase(nests.begin() + static_cast<std::ptrdiff_t>(b));
+      const std::size_t at = b < m ? m : m + 1;  // right after the tiled copy
+      nests.insert(nests.begin() + static_cast<std::ptrdiff_t>(at), std::move(moved));
+      if (b < m) --m;
+      break;
+    }
+  }
+}
+
 /// Lowers src -> dst into nests: the copies of the valid region, then the zero fills of
 /// the destination's padding (folded into the copies where they continue their rows,
 /// unless `zero_tails` is false). Returns false when the blockings do not nest.
@@ -486,6 +534,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
     if (d < 0) break;
   }
   if (zero_tails) merge_zero_tails(out);
+  fuse_tiled_copies(out);
   return true;
 }
 

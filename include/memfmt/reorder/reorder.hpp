@@ -3,6 +3,7 @@
 /// `memfmt::reorder`: plan once (lower both layouts to loop nests and pick kernels),
 /// execute many times. Exact conversions, zero-filled padding, threads over outer loops.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -64,25 +65,38 @@ class reorder {
     if (elementwise_) {
       run_elementwise(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst));
     } else {
-      for (const detail::placed_nest& p : nests_) {
-        detail::nest n = p.loops;
-        if (!scales_.empty()) n.cvt.scales = scales_.data() + p.scale_base;
-        if (n.kind == detail::kernel_kind::gather) {
-          n.gather_src = p.gather_src.data();
-          n.gather_scale = p.gather_scale.empty() ? nullptr : p.gather_scale.data();
+      for (std::size_t first = 0; first < nests_.size();) {
+        // a nest and the nests fused with it (placed_nest::fused_loops)
+        std::size_t end = first + 1;
+        while (end < nests_.size() && nests_[end].fused_loops != 0 && end - first < max_fused) ++end;
+        std::array<ready_nest, max_fused> group;
+        for (std::size_t k = first; k < end; ++k) group[k - first] = ready(nests_[k], s, d);
+        const std::size_t count = end - first;
+        const int fused_loops = count > 1 ? nests_[first + 1].fused_loops : 0;
+        first = end;
+        if (count == 1) {
+          const ready_nest& r = group[0];
+          const auto run = [&](dim begin, dim stop) { run_ready(r, begin, stop); };
+          if (r.count <= 1 || parallel_for == nullptr) {
+            run(0, r.count);
+          } else {
+            parallel_for(r.count, run);
+          }
+          continue;
         }
-        const void* ns = s + p.src_base * src_size_;
-        void* nd = d + p.dst_base * dst_size_;
-        const dim count = n.outer_count();
-        const bool integer = integer_zero_points_ && n.kind != detail::kernel_kind::zero_fill;
-        const auto run = [&](dim begin, dim end) {
-          if (integer) run_integer_nest(n, ns, nd, begin, end);
-          else detail::run_nest(n, ns, nd, begin, end);
+        // tile by tile: each shared iteration runs every nest's share of it, in order
+        const dim shared = shared_iterations(group[1].loops, fused_loops);
+        const auto run = [&](dim begin, dim stop) {
+          for (dim it = begin; it < stop; ++it)
+            for (std::size_t k = 0; k < count; ++k) {
+              const dim per = group[k].count / shared;
+              run_ready(group[k], it * per, (it + 1) * per);
+            }
         };
-        if (count <= 1 || parallel_for == nullptr) {
-          run(0, count);
+        if (parallel_for == nullptr) {
+          run(0, shared);
         } else {
-          parallel_for(count, run);
+          parallel_for(shared, run);
         }
       }
     }
@@ -100,6 +114,47 @@ class reorder {
   bool is_elementwise() const noexcept { return elementwise_; }
 
  private:
+  /// The most nests that run fused (lower's fuse_tiled_copies fuses pairs).
+  static constexpr std::size_t max_fused = 4;
+
+  /// A planned nest bound to one execution's buffers and scales.
+  struct ready_nest {
+    detail::nest loops;
+    const void* src = nullptr;
+    void* dst = nullptr;
+    dim count = 0;  ///< its outer iterations
+  };
+
+  ready_nest ready(const detail::placed_nest& p, const unsigned char* s, unsigned char* d) const {
+    ready_nest r;
+    r.loops = p.loops;
+    detail::nest& n = r.loops;
+    if (!scales_.empty()) n.cvt.scales = scales_.data() + p.scale_base;
+    if (n.kind == detail::kernel_kind::gather) {
+      n.gather_src = p.gather_src.data();
+      n.gather_scale = p.gather_scale.empty() ? nullptr : p.gather_scale.data();
+    }
+    r.src = s + p.src_base * src_size_;
+    r.dst = d + p.dst_base * dst_size_;
+    r.count = n.outer_count();
+    return r;
+  }
+
+  void run_ready(const ready_nest& r, dim begin, dim end) const {
+    if (integer_zero_points_ && r.loops.kind != detail::kernel_kind::zero_fill) {
+      run_integer_nest(r.loops, r.src, r.dst, begin, end);
+    } else {
+      detail::run_nest(r.loops, r.src, r.dst, begin, end);
+    }
+  }
+
+  /// Iterations of the first `loops` loops of `n`.
+  static dim shared_iterations(const detail::nest& n, int loops) {
+    dim count = 1;
+    for (int k = 0; k < loops; ++k) count *= n.loops[k].extent;
+    return count;
+  }
+
   void check_descs() const {
     for (const desc* x : {&src_, &dst_})
       if (x->get_format_kind() != format_kind::blocked)
@@ -180,6 +235,12 @@ class reorder {
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       detail::split_for_threads(p.loops, 4 * hardware_threads());
       if (p.loops.kind == detail::kernel_kind::zero_fill) p.loops.cvt.scales = nullptr;
+    }
+    // fused nests share their threads' work by tiles: keep them fused only when there
+    // are enough tiles to go round
+    for (std::size_t k = 1; k < nests.size(); ++k) {
+      detail::placed_nest& p = nests[k];
+      if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * hardware_threads()) p.fused_loops = 0;
     }
     nests_ = std::move(nests);
     cvt_ = cvt;
