@@ -250,6 +250,28 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
   }
 }
 
+TEST_CASE("weights blocks that interleave a few input channels per output channel", "[reorder][plan]") {
+  // 4i16o4i, 8i16o2i and the like: the innermost block (2 or 4 i) is interleaved with o;
+  // o x (i, h, w) tiles are transposed, then interleaved. Partial blocks (o, i not
+  // multiples of 16) and per-output-channel scales included.
+  reorder_attr per_o;
+  per_o.src_scales = memfmt::scales{1, std::vector<float>(35, 0.25f)};
+  per_o.src_scales.values[3] = -3.f;
+  for (const auto& [type, tag] : {std::tuple{data_type::s8, "OIhw4i16o4i"}, std::tuple{data_type::bf16, "OIhw8i16o2i"},
+                                  std::tuple{data_type::f32, "OIhw4i16o4i"}, std::tuple{data_type::u8, "OIhw2i8o4i"}}) {
+    for (const dims& shape : {dims{32, 48, 3, 3}, dims{35, 37, 1, 1}, dims{35, 19, 5, 3}}) {
+      INFO(tag << " " << memfmt::to_string(type) << " " << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3]);
+      const desc src(shape, data_type::f32, "oihw"), dst(shape, type, tag);
+      const memfmt::reorder r(src, dst);
+      // (1 x 1 kernels: the r input channels are contiguous in both, a copy of short rows)
+      const auto kind = shape[2] * shape[3] > 1 ? memfmt::detail::kernel_kind::interleave : memfmt::detail::kernel_kind::copy;
+      CHECK(r.nests()[0].loops.kind == kind);
+      check(src, dst);
+      if (shape[0] == 35) check(src, dst, per_o);
+    }
+  }
+}
+
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {
   const desc src({4, 71, 9, 9}, data_type::f32, "nchw"), dst({4, 71, 9, 9}, data_type::bf16, "nChw16c");
   std::vector<float> s(src.get_size() / 4);

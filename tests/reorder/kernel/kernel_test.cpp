@@ -84,6 +84,124 @@ TEST_CASE("gather kernel: every type pair on every target equals the reference",
   check_cases(make_cases(kernel_kind::gather, 16, 7));
 }
 
+/// A random nest of the interleave kind: r (2 to 4) interleaved rows of o, with up to
+/// two more column loops, contiguous with r in the source in a random order, and up to
+/// two outer loops; the planner's own test (interleave_block) must accept its block.
+test_case make_interleave_case(data_type S, data_type D, std::mt19937_64& rng) {
+  static const dim o_extents[] = {8, 9, 15, 16, 17, 24, 31, 32, 48};
+  static const dim column_extents[] = {2, 3, 4, 5, 9};
+  for (;;) {
+    test_case tc;
+    nest& n = tc.n;
+    n.kind = kernel_kind::interleave;
+    const dim R = 2 + static_cast<dim>(rng() % 3), O = o_extents[rng() % std::size(o_extents)];
+    const int ncolumns = 1 + static_cast<int>(rng() % 3), nouter = static_cast<int>(rng() % 3);
+    // loop indices: outer [0, nouter), other columns [nouter, nouter + ncolumns - 1), o, r
+    n.nloops = nouter + ncolumns + 1;
+    const int o = n.nloops - 2, r = n.nloops - 1;
+    std::vector<dim> extents(static_cast<std::size_t>(n.nloops));
+    for (int k = 0; k < nouter; ++k) extents[k] = 1 + static_cast<dim>(rng() % 3);
+    for (int k = nouter; k < o; ++k) extents[k] = column_extents[rng() % std::size(column_extents)];
+    extents[o] = O;
+    extents[r] = R;
+    dim block = 1;
+    for (int k = nouter; k < n.nloops; ++k) block *= extents[k];
+    if (block > memfmt::detail::interleave_max) continue;
+    // source: the columns contiguous from stride 1 in a random order, then o, then the outer loops
+    std::vector<int> columns{r};
+    for (int k = nouter; k < o; ++k) columns.push_back(k);
+    std::shuffle(columns.begin(), columns.end(), rng);
+    std::vector<int> src_order = columns;
+    src_order.push_back(o);
+    for (int k = 0; k < nouter; ++k) src_order.push_back(k);
+    std::vector<dim> src_strides, dst_strides(extents.size()), scale_strides(extents.size(), 0);
+    dim stride = 1;
+    for (int k : columns) {
+      src_strides.resize(extents.size());
+      src_strides[k] = stride;
+      stride *= extents[k];
+    }
+    dim src_elems = stride, at = stride + static_cast<dim>(rng() % 3);
+    for (std::size_t i = columns.size(); i < src_order.size(); ++i) {
+      const int k = src_order[i];
+      src_strides[k] = at;
+      src_elems = at * extents[k];
+      at = src_elems + static_cast<dim>(rng() % 3);
+    }
+    // destination: r, o, the other columns dense in a random order, then the outer loops with gaps
+    dst_strides[r] = 1;
+    dst_strides[o] = R;
+    std::vector<int> others;
+    for (int k = nouter; k < o; ++k) others.push_back(k);
+    std::shuffle(others.begin(), others.end(), rng);
+    stride = R * O;
+    for (int k : others) {
+      dst_strides[k] = stride;
+      stride *= extents[k];
+    }
+    dim dst_elems = stride;
+    for (int k = nouter - 1; k >= 0; --k) {
+      dst_strides[k] = dst_elems + static_cast<dim>(rng() % 3);
+      dst_elems = dst_strides[k] * extents[k];
+    }
+    // the loops in nest order: outer, the other columns by falling dst stride, o, r
+    std::sort(others.begin(), others.end(), [&](int a, int b) { return dst_strides[a] > dst_strides[b]; });
+    std::vector<int> order;
+    for (int k = 0; k < nouter; ++k) order.push_back(k);
+    order.insert(order.end(), others.begin(), others.end());
+    order.push_back(o);
+    order.push_back(r);
+    // conversion and scales (constant over the columns: per o, per outer loop, or common)
+    conversion& c = n.cvt;
+    c.src = S;
+    c.dst = D;
+    dim scale_elems = 0;
+    if (!(S == D && rng() % 3 == 0)) {
+      static const float alphas[] = {1.f, 0.37f, 3.1f, -2.f, 255.f / 7.f};
+      static const std::int32_t zps[] = {0, 0, 3, -7, 128};
+      c.alpha = alphas[rng() % std::size(alphas)];
+      c.beta = rng() % 6 == 0 ? 0.5f : 0.f;  // the kernel leaves beta to the strided rows
+      c.src_zero_point = zps[rng() % std::size(zps)];
+      c.dst_zero_point = zps[rng() % std::size(zps)];
+      const auto pick = rng() % 4;
+      if (pick == 0) {
+        scale_elems = 1;
+      } else if (pick == 1 || (pick == 2 && nouter > 0)) {
+        const int k = pick == 1 ? o : static_cast<int>(rng() % static_cast<std::uint64_t>(nouter));
+        scale_strides[k] = 1;
+        scale_elems = extents[k];
+      }
+      if (S == D && scale_elems == 0 && c.alpha == 1.f && c.beta == 0.f && c.src_zero_point == 0 && c.dst_zero_point == 0)
+        c.alpha = 0.5f;
+    }
+    for (int i = 0; i < n.nloops; ++i) {
+      const int k = order[static_cast<std::size_t>(i)];
+      n.loops[i] = loop{extents[k], src_strides[k], dst_strides[k], scale_strides[k]};
+    }
+    n.gather_loops = ncolumns + 1;
+    if (memfmt::detail::interleave_block(n.loops, n.nloops) != n.gather_loops) continue;  // columns that do not fit
+    n.stream_stores = rng() % 4 == 0;
+    tc.src.resize(static_cast<std::size_t>(src_elems) * memfmt::data_type_size(S));
+    fill_random(tc.src, S, rng);
+    tc.dst_init.resize(static_cast<std::size_t>(dst_elems) * memfmt::data_type_size(D));
+    fill_random(tc.dst_init, D, rng);
+    if (scale_elems > 0) {
+      tc.scales.resize(static_cast<std::size_t>(scale_elems));
+      for (float& x : tc.scales) x = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+    }
+    return tc;
+  }
+}
+
+TEST_CASE("interleave kernel: every type pair on every target equals the reference", "[kernel]") {
+  std::mt19937_64 rng(9);
+  std::vector<test_case> cases;
+  for (const data_type s : all_types)
+    for (const data_type d : all_types)
+      for (int k = 0; k < 12; ++k) cases.push_back(make_interleave_case(s, d, rng));
+  check_cases(cases);
+}
+
 TEST_CASE("strided kernel: every type pair on every target equals the reference", "[kernel]") {
   check_cases(make_cases(kernel_kind::strided, 12, 3));
 }

@@ -36,6 +36,7 @@ inline const char* kind_name(kernel_kind k) {
     case kernel_kind::strided: return "strided";
     case kernel_kind::zero_fill: return "zero_fill";
     case kernel_kind::gather: return "gather";
+    case kernel_kind::interleave: return "interleave";
   }
   return "?";
 }

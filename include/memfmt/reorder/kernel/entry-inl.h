@@ -15,6 +15,7 @@
 
 #include "memfmt/reorder/kernel/copy-inl.h"
 #include "memfmt/reorder/kernel/gather-inl.h"
+#include "memfmt/reorder/kernel/interleave-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
 #include "memfmt/reorder/kernel/transpose-inl.h"
@@ -142,6 +143,15 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
         return;
       }
       break;
+    case kernel_kind::interleave: {
+      const interleave_kernel kernel(n);
+      if (kernel.fits) {
+        kernel_writes_tails = true;  // interleave nests have none
+        for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); });
+        return;
+      }
+      break;  // with beta, or not the kind's block after all: strided rows
+    }
     case kernel_kind::strided:
       break;
   }

@@ -15,6 +15,10 @@ namespace memfmt::detail {
 /// up to twice more as inner blocks, on either side.
 inline constexpr int max_loops = 3 * max_ndims;
 
+/// Blocks of the `interleave` kind hold at most this many elements (the block and the
+/// kernel's transposed copy of it stay in L1).
+inline constexpr dim interleave_max = 4096;
+
 /// One loop of the nest. Strides are in elements (not bytes) of the respective
 /// buffer; `scale_stride` indexes `conversion::scales`.
 struct loop {
@@ -30,8 +34,13 @@ enum class kernel_kind {
   transpose,  ///< loops[n-1] has src_stride 1, loops[n-2] has dst_stride 1: 2-D transpose tiles
   strided,    ///< anything else: innermost loop with arbitrary strides
   zero_fill,  ///< writes zeros of the dst type at dst offsets (src unused)
-  gather      ///< the innermost `gather_loops` loops form a block that is contiguous in
+  gather,     ///< the innermost `gather_loops` loops form a block that is contiguous in
               ///< dst; `gather_src[k]` is the src offset of its k-th element
+  interleave  ///< the innermost `gather_loops` loops form a block that is contiguous in dst:
+              ///< loops[n-1] = r (dst stride 1, extent 2 to 4), loops[n-2] = o (dst stride
+              ///< r.extent), the others and r contiguous in src, starting at stride 1 (the
+              ///< 4i16o4i blocks of weights): tiles transpose o against the source's columns
+              ///< into a buffer, then r rows at a time are interleaved into dst
 };
 
 /// The element conversion, oneDNN's reorder semantics:
@@ -77,10 +86,10 @@ struct nest {
   /// contiguous with loops[n-1] in src (src_stride == loops[n-1].extent, and likewise
   /// the scale stride) but not in dst.
   int column_loops = 1;
-  /// The `gather` kind: how many innermost loops form the block, and per element of
-  /// the block (row-major over those loops) its src offset and its scale offset
-  /// (null: the scale does not vary within the block). Offsets are relative to the
-  /// block's first element.
+  /// The `gather` and `interleave` kinds: how many innermost loops form the block.
+  /// The `gather` kind: per element of the block (row-major over those loops) its src
+  /// offset and its scale offset (null: the scale does not vary within the block).
+  /// Offsets are relative to the block's first element.
   int gather_loops = 0;
   const std::int32_t* gather_src = nullptr;
   const std::int32_t* gather_scale = nullptr;
@@ -92,7 +101,7 @@ struct nest {
   /// a gather's block loops; one otherwise.
   constexpr int owned_loops() const {
     if (kind == kernel_kind::transpose) return 1 + column_loops;
-    if (kind == kernel_kind::gather) return gather_loops;
+    if (kind == kernel_kind::gather || kind == kernel_kind::interleave) return gather_loops;
     if ((kind == kernel_kind::copy || kind == kernel_kind::zero_fill) && nloops >= 2 &&
         loops[nloops - 1].extent <= short_row)
       return nloops >= 3 && loops[nloops - 2].extent < few_rows ? 3 : 2;

@@ -1,0 +1,98 @@
+// Per-target `interleave` kind: blocks where the destination interleaves r (2 to 4)
+// source columns of o rows, such as the 4i16o4i of weights. The o x columns tile is
+// transposed (converted first when the types differ) into a buffer laid out like the
+// block with o and r swapped, so each r x o piece of it holds r rows of o; each piece
+// is then interleaved into place with Highway's interleaved stores.
+//
+// Compiled once per target by pass-inl.h.
+
+#if defined(MEMFMT_REORDER_KERNEL_INTERLEAVE_INL_H_) == defined(MEMFMT_KERNEL_TOGGLE)
+#ifdef MEMFMT_REORDER_KERNEL_INTERLEAVE_INL_H_
+#undef MEMFMT_REORDER_KERNEL_INTERLEAVE_INL_H_
+#else
+#define MEMFMT_REORDER_KERNEL_INTERLEAVE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "memfmt/reorder/kernel/transpose-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace memfmt::detail::HWY_NAMESPACE {
+
+/// Pieces of `pieces` x m rows of `o` elements at `src`, each interleaved into
+/// m x o elements at the same offset of `dst`: dst[i * m + j] = src[j * o + i].
+template <class T>
+void interleave_pieces(const T* src, T* dst, dim m, dim o, dim pieces) {
+  for (dim p = 0; p < pieces; ++p, src += m * o, dst += m * o) {
+    const dim done = interleave_rows(hn::CappedTag<T, 16>(), src, o, dst, m, o);
+    for (dim i = done; i < o; ++i)
+      for (dim j = 0; j < m; ++j) dst[i * m + j] = src[j * o + i];
+  }
+}
+
+/// The `interleave` kind for one nest: everything that does not change per block.
+struct interleave_kernel {
+  transpose_kernel tiles;  ///< the transpose into the buffer (never streamed)
+  std::size_t dst_size;
+  dim m = 0, o = 0, elements = 0;
+  loop rows, columns, folded;  ///< the transpose's J (o), I (first source column) and C (the others)
+  bool fits = false;           ///< whether the nest holds the kind's contract (else: the strided fallback)
+
+  explicit interleave_kernel(const nest& n) : tiles(n), dst_size(data_type_size(n.cvt.dst)) {
+    tiles.stream = false;
+    const int first = n.nloops - n.gather_loops;
+    if (n.gather_loops < 2 || first < 0 || n.cvt.beta != 0.f) return;  // beta reads dst, not the buffer
+    const loop& r = n.loops[n.nloops - 1];
+    const loop& ol = n.loops[n.nloops - 2];
+    m = r.extent;
+    o = ol.extent;
+    // the columns in source order, at their offsets in the buffer (r's: o's extent)
+    loop c[max_loops];
+    int count = 0;
+    for (int k = first; k < n.nloops; ++k) {
+      if (k == n.nloops - 2) continue;
+      loop l = n.loops[k];
+      if (k == n.nloops - 1) l.dst_stride = o;
+      int at = count++;
+      for (; at > 0 && c[at - 1].src_stride > l.src_stride; --at) c[at] = c[at - 1];
+      c[at] = l;
+    }
+    dim columns_total = 1;
+    for (int k = 0; k < count; ++k) {
+      if (c[k].src_stride != columns_total || c[k].scale_stride != 0) return;
+      if (k >= 2 && c[k].dst_stride != c[k - 1].dst_stride * c[k - 1].extent) return;
+      columns_total *= c[k].extent;
+    }
+    elements = columns_total * o;
+    if (m < 2 || m > 4 || r.dst_stride != 1 || ol.dst_stride != m || elements > interleave_max) return;
+    rows = loop{o, ol.src_stride, 1, ol.scale_stride};
+    columns = loop{c[0].extent, 1, c[0].dst_stride, 0};
+    folded = loop{columns_total / c[0].extent, c[0].extent, count >= 2 ? c[1].dst_stride : 0, 0};
+    fits = true;
+  }
+
+  /// One block: `src` and `dst` at its first element, `scales` at its first scale.
+  void block(const std::byte* src, std::byte* dst, const float* scales) const {
+    HWY_ALIGN std::byte buffer[interleave_max * 4];
+    tiles.block(src, buffer, scales, rows, columns, folded);
+    const dim pieces = elements / (m * o);
+    switch (dst_size) {
+      case 4:
+        return interleave_pieces(reinterpret_cast<const std::uint32_t*>(buffer), reinterpret_cast<std::uint32_t*>(dst), m,
+                                 o, pieces);
+      case 2:
+        return interleave_pieces(reinterpret_cast<const std::uint16_t*>(buffer), reinterpret_cast<std::uint16_t*>(dst), m,
+                                 o, pieces);
+      default:
+        return interleave_pieces(reinterpret_cast<const std::uint8_t*>(buffer), reinterpret_cast<std::uint8_t*>(dst), m, o,
+                                 pieces);
+    }
+  }
+};
+
+}  // namespace memfmt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // MEMFMT_REORDER_KERNEL_INTERLEAVE_INL_H_
