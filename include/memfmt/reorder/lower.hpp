@@ -181,46 +181,22 @@ inline int gather_block(const loop* loops, int count) {
   return g;
 }
 
-/// Whether `columns` (an `interleave` block's loops other than o) tile a contiguous
-/// range of the source from stride 1, and, ordered by source stride, all but the first
-/// step evenly through the kernel's buffer (the block's layout with o and r swapped:
-/// r's stride there is o's extent), so one 2-level column map places them.
-inline bool interleave_columns_fit(std::array<loop, max_loops> columns, int count, dim o_extent) {
-  for (int i = 0; i < count; ++i)
-    if (columns[static_cast<std::size_t>(i)].dst_stride == 1)  // r
-      columns[static_cast<std::size_t>(i)].dst_stride = o_extent;
-  std::sort(columns.begin(), columns.begin() + count, [](const loop& a, const loop& b) { return a.src_stride < b.src_stride; });
-  dim src_next = 1;
-  for (int i = 0; i < count; ++i) {
-    const loop& c = columns[static_cast<std::size_t>(i)];
-    if (c.src_stride != src_next) return false;
-    src_next *= c.extent;
-    if (i >= 2 && c.dst_stride != columns[static_cast<std::size_t>(i - 1)].dst_stride * columns[static_cast<std::size_t>(i - 1)].extent)
-      return false;
-  }
-  return true;
-}
-
 /// How many innermost loops of `loops` (ordered by dst stride) form a block of the
 /// `interleave` kind (see kernel_kind::interleave): as many as fit; 0 when none do.
 inline int interleave_block(const loop* loops, int count) {
   if (count < 3) return 0;
   const loop& r = loops[count - 1];
   const loop& o = loops[count - 2];
-  if (r.dst_stride != 1 || r.extent < 2 || r.extent > 4 || r.scale_stride != 0 || o.dst_stride != r.extent ||
+  if (r.dst_stride != 1 || r.extent < 2 || r.extent > 4 || o.dst_stride != r.extent ||
       o.extent < 8 || o.extent * r.extent > interleave_max)
     return 0;
-  std::array<loop, max_loops> columns{};
-  int ncolumns = 0;
-  columns[static_cast<std::size_t>(ncolumns++)] = r;
-  int best = interleave_columns_fit(columns, ncolumns, o.extent) ? 2 : 0;
+  int best = map_interleave(loops + count - 2, 2).fits ? 2 : 0;
   dim elements = r.extent * o.extent;
   for (int i = count - 3; i >= 0; --i) {  // the loops around o, while the block stays dense in dst
     const loop& x = loops[i];
-    if (x.dst_stride != elements || x.scale_stride != 0 || elements * x.extent > interleave_max) break;
+    if (x.dst_stride != elements || elements * x.extent > interleave_max) break;
     elements *= x.extent;
-    columns[static_cast<std::size_t>(ncolumns++)] = x;
-    if (interleave_columns_fit(columns, ncolumns, o.extent)) best = count - i;
+    if (map_interleave(loops + i, count - i).fits) best = count - i;
   }
   return best;
 }

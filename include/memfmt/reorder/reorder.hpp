@@ -72,28 +72,21 @@ class reorder {
         std::array<ready_nest, max_fused> group;
         for (std::size_t k = first; k < end; ++k) group[k - first] = ready(nests_[k], s, d);
         const std::size_t count = end - first;
-        const int fused_loops = count > 1 ? nests_[first + 1].fused_loops : 0;
+        // a fused group goes tile by tile: each shared iteration runs every nest's share of it
+        const dim shared = count == 1 ? group[0].count : shared_iterations(group[1].loops, nests_[first + 1].fused_loops);
         first = end;
-        if (count == 1) {
-          const ready_nest& r = group[0];
-          const auto run = [&](dim begin, dim stop) { run_ready(r, begin, stop); };
-          if (r.count <= 1 || parallel_for == nullptr) {
-            run(0, r.count);
-          } else {
-            parallel_for(r.count, run);
-          }
-          continue;
-        }
-        // tile by tile: each shared iteration runs every nest's share of it, in order
-        const dim shared = shared_iterations(group[1].loops, fused_loops);
         const auto run = [&](dim begin, dim stop) {
+          if (count == 1) {
+            run_ready(group[0], begin, stop);
+            return;
+          }
           for (dim it = begin; it < stop; ++it)
             for (std::size_t k = 0; k < count; ++k) {
               const dim per = group[k].count / shared;
               run_ready(group[k], it * per, (it + 1) * per);
             }
         };
-        if (parallel_for == nullptr) {
+        if (shared <= 1 || parallel_for == nullptr) {
           run(0, shared);
         } else {
           parallel_for(shared, run);
@@ -115,7 +108,7 @@ class reorder {
 
  private:
   /// The most nests that run fused (lower's fuse_tiled_copies fuses pairs).
-  static constexpr std::size_t max_fused = 4;
+  static constexpr std::size_t max_fused = 2;
 
   /// A planned nest bound to one execution's buffers and scales.
   struct ready_nest {

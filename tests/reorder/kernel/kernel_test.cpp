@@ -181,14 +181,7 @@ test_case make_interleave_case(data_type S, data_type D, std::mt19937_64& rng) {
     n.gather_loops = ncolumns + 1;
     if (memfmt::detail::interleave_block(n.loops, n.nloops) != n.gather_loops) continue;  // columns that do not fit
     n.stream_stores = rng() % 4 == 0;
-    tc.src.resize(static_cast<std::size_t>(src_elems) * memfmt::data_type_size(S));
-    fill_random(tc.src, S, rng);
-    tc.dst_init.resize(static_cast<std::size_t>(dst_elems) * memfmt::data_type_size(D));
-    fill_random(tc.dst_init, D, rng);
-    if (scale_elems > 0) {
-      tc.scales.resize(static_cast<std::size_t>(scale_elems));
-      for (float& x : tc.scales) x = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
-    }
+    fill_buffers(tc, src_elems, dst_elems, scale_elems, rng);
     return tc;
   }
 }

@@ -180,6 +180,23 @@ inline dim pick_extent(std::mt19937_64& rng, bool inner) {
   return tile_extents[rng() % std::size(tile_extents)];
 }
 
+/// Gives a case its buffers of the nest's types: a random source (none for a zero
+/// fill), a random destination to start from, and random scales.
+inline void fill_buffers(test_case& tc, dim src_elems, dim dst_elems, dim scale_elems, std::mt19937_64& rng) {
+  const data_type S = tc.n.cvt.src, D = tc.n.cvt.dst;
+  if (tc.n.kind != kernel_kind::zero_fill) {
+    tc.src.resize(static_cast<std::size_t>(src_elems) * memfmt::data_type_size(S));
+    fill_random(tc.src, S, rng);
+  }
+  tc.dst_init.resize(static_cast<std::size_t>(dst_elems) * memfmt::data_type_size(D));
+  fill_random(tc.dst_init, D, rng);
+  if (scale_elems > 0) {
+    tc.scales.resize(static_cast<std::size_t>(scale_elems));
+    for (float& s : tc.scales) s = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+    if (rng() % 4 == 0) tc.scales[0] = 1.f;
+  }
+}
+
 /// A random nest of `kind` converting S -> D, with buffers.
 inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19937_64& rng) {
   test_case tc;
@@ -293,17 +310,7 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
     memfmt::detail::gather_tables(n, tc.gather_src, tc.gather_scale);
   }
 
-  if (kind != kernel_kind::zero_fill) {
-    tc.src.resize(static_cast<std::size_t>(src_elems) * memfmt::data_type_size(S));
-    fill_random(tc.src, S, rng);
-  }
-  tc.dst_init.resize(static_cast<std::size_t>(dst_elems) * memfmt::data_type_size(D));
-  fill_random(tc.dst_init, D, rng);
-  if (scale_elems > 0) {
-    tc.scales.resize(static_cast<std::size_t>(scale_elems));
-    for (float& s : tc.scales) s = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
-    if (rng() % 4 == 0) tc.scales[0] = 1.f;
-  }
+  fill_buffers(tc, src_elems, dst_elems, scale_elems, rng);
   return tc;
 }
 

@@ -46,30 +46,14 @@ struct interleave_kernel {
     if (n.gather_loops < 2 || first < 0 || n.cvt.beta != 0.f) return;  // beta reads dst, not the buffer
     const loop& r = n.loops[n.nloops - 1];
     const loop& ol = n.loops[n.nloops - 2];
+    const interleave_map map = map_interleave(n.loops + first, n.gather_loops);
     m = r.extent;
     o = ol.extent;
-    // the columns in source order, at their offsets in the buffer (r's: o's extent)
-    loop c[max_loops];
-    int count = 0;
-    for (int k = first; k < n.nloops; ++k) {
-      if (k == n.nloops - 2) continue;
-      loop l = n.loops[k];
-      if (k == n.nloops - 1) l.dst_stride = o;
-      int at = count++;
-      for (; at > 0 && c[at - 1].src_stride > l.src_stride; --at) c[at] = c[at - 1];
-      c[at] = l;
-    }
-    dim columns_total = 1;
-    for (int k = 0; k < count; ++k) {
-      if (c[k].src_stride != columns_total || c[k].scale_stride != 0) return;
-      if (k >= 2 && c[k].dst_stride != c[k - 1].dst_stride * c[k - 1].extent) return;
-      columns_total *= c[k].extent;
-    }
-    elements = columns_total * o;
-    if (m < 2 || m > 4 || r.dst_stride != 1 || ol.dst_stride != m || elements > interleave_max) return;
+    elements = map.columns * o;
+    if (!map.fits || m < 2 || m > 4 || r.dst_stride != 1 || ol.dst_stride != m || elements > interleave_max) return;
     rows = loop{o, ol.src_stride, 1, ol.scale_stride};
-    columns = loop{c[0].extent, 1, c[0].dst_stride, 0};
-    folded = loop{columns_total / c[0].extent, c[0].extent, count >= 2 ? c[1].dst_stride : 0, 0};
+    columns = loop{map.period, 1, map.inner_stride, 0};
+    folded = loop{map.columns / map.period, map.period, map.outer_stride, 0};
     fits = true;
   }
 

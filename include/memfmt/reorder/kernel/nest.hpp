@@ -124,6 +124,46 @@ struct nest {
   }
 };
 
+/// Where the kernel of the `interleave` kind puts a block's source columns. Its buffer
+/// holds the block with o and r swapped (o at stride 1, r at stride o's extent, the
+/// other loops at their dst strides); in source order, the columns' first loop steps
+/// by `inner_stride` through it for `period` columns, and the others together by
+/// `outer_stride` (one 2-level column map).
+struct interleave_map {
+  bool fits = false;      ///< the columns are contiguous in src from stride 1, scale-free, and map so
+  dim columns = 0;        ///< source columns per o (the product of the column loops' extents)
+  dim period = 0, inner_stride = 0, outer_stride = 0;
+};
+
+/// The map of an `interleave` block: `block` holds its loops in nest order, o and r last.
+constexpr interleave_map map_interleave(const loop* block, int count) {
+  interleave_map map;
+  if (count < 2) return map;
+  const dim o_extent = block[count - 2].extent;
+  loop c[max_loops] = {};  // the column loops by source stride, at their buffer strides
+  int n = 0;
+  for (int k = 0; k < count; ++k) {
+    if (k == count - 2) continue;
+    loop l = block[k];
+    if (k == count - 1) l.dst_stride = o_extent;
+    int at = n++;
+    for (; at > 0 && c[at - 1].src_stride > l.src_stride; --at) c[at] = c[at - 1];
+    c[at] = l;
+  }
+  dim columns = 1;
+  for (int k = 0; k < n; ++k) {
+    if (c[k].src_stride != columns || c[k].scale_stride != 0) return map;
+    if (k >= 2 && c[k].dst_stride != c[k - 1].dst_stride * c[k - 1].extent) return map;
+    columns *= c[k].extent;
+  }
+  map.fits = true;
+  map.columns = columns;
+  map.period = c[0].extent;
+  map.inner_stride = c[0].dst_stride;
+  map.outer_stride = n >= 2 ? c[1].dst_stride : 0;
+  return map;
+}
+
 /// Calls f(src, dst, scale) with the offsets of every row of the loops the kernel owns
 /// except the innermost one (row-major); for kernels' plain fallbacks.
 template <class F>
