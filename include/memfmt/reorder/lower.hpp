@@ -205,7 +205,8 @@ inline int interleave_block(const loop* loops, int count) {
 /// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel).
 /// Rows of whole cache lines: K moves inside J, so the source is read in order and
 /// each of K's destination streams gets whole lines (from memory, twice as fast as
-/// K passes over the source). Shorter rows: J is cut into tiles and K runs inside a
+/// K passes over the source; in cache, only for rows of one line, which the kernel
+/// then moves a whole source row at a time). Shorter rows: J is cut into tiles and K runs inside a
 /// tile, so each tile of the source is read from cache K times rather than from memory
 /// (K's streams would get partial lines).
 /// @pre n.kind == copy, loops ordered by dst stride; `dst_bytes`: the size of a dst element
@@ -213,12 +214,14 @@ inline void tile_rows(nest& n, dim dst_bytes) {
   constexpr dim tile_min = 128, tile_max = 1024;
   if (n.nloops < 3 || n.nloops + 1 > max_loops || n.loops[n.nloops - 1].extent > nest::short_row) return;
   const loop J = n.loops[n.nloops - 2], K = n.loops[n.nloops - 3];
-  if (J.extent <= tile_max || K.src_stride >= J.src_stride) return;
-  if (n.loops[n.nloops - 1].extent * dst_bytes % 64 == 0) {
+  if (K.src_stride >= J.src_stride) return;
+  const dim row_bytes = n.loops[n.nloops - 1].extent * dst_bytes;
+  if (row_bytes % 64 == 0 && (J.extent > tile_max || row_bytes == 64)) {
     n.loops[n.nloops - 3] = J;
     n.loops[n.nloops - 2] = K;
     return;
   }
+  if (J.extent <= tile_max) return;
   // a divisor of J.extent made of its factors 2, 3, 5 and 7, largest first (few divisions:
   // plans are built often)
   dim tile = 1, rest = J.extent;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
 
@@ -63,34 +64,88 @@ HWY_INLINE void for_each_row(const std::byte* src, std::byte* dst, const row_wal
   }
 }
 
+/// Rows of B bytes that move_rows moves in one step: 4 vectors' worth (at least one row).
+template <std::size_t B>
+inline constexpr dim batch_rows = [] {
+  constexpr std::size_t per_row = B / hn::MaxLanes(hn::CappedTag<std::uint8_t, B>());
+  return HWY_HAVE_SCALABLE || per_row >= 4 ? dim{1} : static_cast<dim>(4 / per_row);
+}();
+
+/// Moves `Rows` rows of B bytes, `src_step` and `dst_step` bytes apart, a few vectors
+/// at a time: every load of a step before its first store. A load after a store waits
+/// when the CPU cannot tell that they do not overlap (their addresses agree in the low
+/// 12 bits, as the rows of planes 4 KiB apart do); loads first, it never has to ask.
+/// With `Streaming`, the stores bypass the caches.
+template <std::size_t B, dim Rows, bool Streaming>
+HWY_INLINE void move_rows(const std::byte* s, dim src_step, std::byte* d, dim dst_step) {
+  using D = hn::CappedTag<std::uint8_t, B>;
+  const D d8;
+  constexpr std::size_t N = hn::MaxLanes(d8);
+  static_assert(B % N == 0, "rows are whole vectors");
+  const auto load = [&](dim r, std::size_t k) {
+    return hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(s + r * src_step) + k);
+  };
+  const auto store = [&](hn::Vec<D> v, dim r, std::size_t k) {
+    auto* p = reinterpret_cast<std::uint8_t*>(d + r * dst_step) + k;
+    if constexpr (Streaming) {
+      hn::Stream(v, d8, p);
+    } else {
+      hn::StoreU(v, d8, p);
+    }
+  };
+#if HWY_HAVE_SCALABLE  // sizeless vectors do not form arrays
+  for (dim r = 0; r < Rows; ++r)
+    for (std::size_t k = 0; k < B; k += N) store(load(r, k), r, k);
+#else
+  // vectors of each row per step (a streamed row of whole lines, one: measured faster
+  // from memory, where its many destination streams are what waits)
+  constexpr std::size_t step = Streaming && B % 64 == 0 ? 1 : B / N < 4 ? B / N : 4;
+  for (std::size_t k = 0; k < B; k += step * N) {
+    // vector q of a step: row q / step, bytes k + q % step * N of it
+    [&]<std::size_t... Q>(std::index_sequence<Q...>) {
+      const hn::Vec<D> v[] = {load(static_cast<dim>(Q / step), k + Q % step * N)...};
+      (store(v[Q], static_cast<dim>(Q / step), k + Q % step * N), ...);
+    }(std::make_index_sequence<static_cast<std::size_t>(Rows) * step>());
+  }
+#endif
+}
+
+/// Moves every row of `w`, B bytes each, batch_rows<B> rows of each inner run at a
+/// time; calls before(s) for each row from s ahead of the step that moves it.
+template <std::size_t B, bool Streaming, class F>
+HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& w, F&& before) {
+  constexpr dim R = batch_rows<B>;
+  for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
+    const std::byte* s = src;
+    std::byte* d = dst;
+    dim j = 0;
+    for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) {
+      for (dim r = 0; r < R; ++r) before(s + r * w.src_inner);
+      move_rows<B, R, Streaming>(s, w.src_inner, d, w.dst_inner);
+    }
+    for (; j < w.inner; ++j, s += w.src_inner, d += w.dst_inner) {
+      before(s);
+      move_rows<B, 1, Streaming>(s, w.src_inner, d, w.dst_inner);
+    }
+  }
+}
+
 /// Copies the rows of `w`, B bytes each (a compile-time size: the copy is a few
 /// vector moves). With `stream`, whole aligned cache lines (rows of whole lines, or
 /// shorter rows back to back) bypass the caches.
 template <std::size_t B>
 HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& w, bool stream) {
-  const hn::CappedTag<std::uint8_t, B> d8;
-  constexpr std::size_t N = hn::MaxLanes(d8);
-  static_assert(B % N == 0, "rows are whole vectors");
-  const auto copy = [&](const std::byte* s, std::byte* d, auto streaming) {
-    for (std::size_t k = 0; k < B; k += N) {
-      const auto v = hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(s) + k);
-      if constexpr (decltype(streaming)::value) {
-        hn::Stream(v, d8, reinterpret_cast<std::uint8_t*>(d) + k);
-      } else {
-        hn::StoreU(v, d8, reinterpret_cast<std::uint8_t*>(d) + k);
-      }
-    }
-  };
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
   constexpr bool can_stream = B % 16 == 0;  // whole 16-byte vectors
 #else
   constexpr bool can_stream = false;
 #endif
+  const auto nothing = [](const std::byte*) {};
   if constexpr (B % 64 == 0) {
     // rows of whole aligned lines, written around the cache
     if (can_stream && stream && w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0 &&
         reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
-      for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::true_type{}); });
+      move_walk<B, can_stream>(src, dst, w, nothing);
       return;
     }
   } else if constexpr (64 % B == 0) {
@@ -100,10 +155,6 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
         w.dst_outer % static_cast<dim>(B) == 0) {
       constexpr dim per_line = 64 / static_cast<dim>(B);
-      // the rows of one line, in one step
-      const auto line = [&](const std::byte* s, std::byte* d, auto streaming) {
-        for (dim r = 0; r < per_line; ++r) copy(s + r * w.src_inner, d + r * static_cast<dim>(B), streaming);
-      };
       const auto streamed = [&](auto&& f) {
         if (can_stream && stream) {
           f(std::bool_constant<can_stream>{});
@@ -114,7 +165,8 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
       if (w.inner == per_line && w.dst_outer == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
         // one whole line per outer step (nChw8c -> nChw16c): no ends to look for
         streamed([&](auto streaming) {
-          for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64) line(src, dst, streaming);
+          for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
+            move_rows<B, per_line, decltype(streaming)::value>(src, w.src_inner, dst, B);
         });
         return;
       }
@@ -125,11 +177,13 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
         const dim whole = (w.inner - lead) / per_line;
         const std::byte* s = src;
         std::byte* d = dst;
-        for (dim j = 0; j < lead; ++j, s += w.src_inner, d += B) copy(s, d, std::false_type{});
+        for (dim j = 0; j < lead; ++j, s += w.src_inner, d += B) move_rows<B, 1, false>(s, 0, d, 0);
         streamed([&](auto streaming) {
-          for (dim l = 0; l < whole; ++l, s += per_line * w.src_inner, d += 64) line(s, d, streaming);
+          for (dim l = 0; l < whole; ++l, s += per_line * w.src_inner, d += 64)
+            move_rows<B, per_line, decltype(streaming)::value>(s, w.src_inner, d, B);
         });
-        for (dim j = lead + whole * per_line; j < w.inner; ++j, s += w.src_inner, d += B) copy(s, d, std::false_type{});
+        for (dim j = lead + whole * per_line; j < w.inner; ++j, s += w.src_inner, d += B)
+          move_rows<B, 1, false>(s, 0, d, 0);
       }
       return;
     }
@@ -137,13 +191,10 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
   if (stream) {
     // from memory, rows far apart: ask for the source rows a few rows ahead
     const dim ahead = 8 * w.src_inner;
-    for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) {
-      hwy::Prefetch(s + ahead);
-      copy(s, d, std::false_type{});
-    });
+    move_walk<B, false>(src, dst, w, [&](const std::byte* s) { hwy::Prefetch(s + ahead); });
     return;
   }
-  for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy(s, d, std::false_type{}); });
+  move_walk<B, false>(src, dst, w, nothing);
 }
 
 /// Whether this target moves any number of bytes up to a vector with masked
