@@ -208,6 +208,24 @@ TEST_CASE("channel blocks of many pixels: whole-line rows in source order, short
     CHECK(n.loops[n.nloops - 3].dst_stride == block * pixels);  // K around the tile
     check(src, dst);
   }
+  // few pixels (a tile's worth, in cache): rows of one line still go in source order, a
+  // whole source row at a time; rows of several lines keep K outside
+  const dims few{1, 64, 8, 8};
+  {
+    const desc src(few, data_type::f32, "nhwc"), dst(few, data_type::f32, "nChw16c");
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
+    CHECK(n.loops[n.nloops - 1].extent == 16);
+    CHECK(n.loops[n.nloops - 2].dst_stride == 16 * 64);  // K inside
+    check(src, dst);
+  }
+  {
+    const dims matrix{64, 256};
+    const desc a(matrix, data_type::f32, "ab"), b(matrix, data_type::f32, "BA16a64b");
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(a, b));
+    CHECK(n.loops[n.nloops - 1].extent == 64);
+    CHECK(n.loops[n.nloops - 2].src_stride == 256);  // the rows of a, then the blocks of b
+    check(a, b);
+  }
 }
 
 TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the full blocks",
