@@ -180,6 +180,15 @@ HWY_INLINE void store_maybe_stream(hn::Vec<D> v, D d, hn::TFromD<D>* p, bool str
   hn::StoreU(v, d, p);
 }
 
+/// The bf16 of `v` (NaN already canonical) in the upper half of each lane: f32 bits
+/// rounded to nearest even at bit 16 (the canonical NaN stays 0x7FC0).
+HWY_INLINE VU bf16_rounded_high(VF v) {
+  const DU du;
+  const VU u = hn::BitCast(du, v);
+  const VU lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
+  return hn::Add(u, hn::Add(hn::Set(du, 0x7FFFu), lsb));
+}
+
 /// Stores Lanes(DF) f32 results at `p` as type DT, like `store_converted<DT>`:
 /// NaN -> canonical quiet NaN for floating-point types, round to nearest even,
 /// saturation and NaN -> 0 for integers.
@@ -197,10 +206,7 @@ HWY_INLINE void store_f32(VF v, void* p, bool stream) {
   if constexpr (DT == data_type::f32) {
     store_maybe_stream(v, df, typed, stream);
   } else if constexpr (DT == data_type::bf16) {
-    // Round to nearest even on the bits; the canonical NaN stays 0x7FC0.
-    const VU u = hn::BitCast(du, v);
-    const VU lsb = hn::And(hn::ShiftRight<16>(u), hn::Set(du, 1u));
-    const VU rounded = hn::ShiftRight<16>(hn::Add(u, hn::Add(hn::Set(du, 0x7FFFu), lsb)));
+    const VU rounded = hn::ShiftRight<16>(bf16_rounded_high(v));
     store_maybe_stream(hn::DemoteTo(ds, hn::BitCast(di, rounded)), ds, typed, stream);
   } else if constexpr (DT == data_type::f16) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
@@ -227,6 +233,27 @@ HWY_INLINE void store_f32(VF v, void* p, bool stream) {
       store_maybe_stream(hn::DemoteTo(ds, rounded), ds, typed, stream);  // in range: exact
     }
   }
+}
+
+/// Stores 2 Lanes(DF) f32 results, v0 first, at `p` as type DT, like two store_f32:
+/// bf16 packs both halves into one vector (one shuffle instead of two demotions).
+template <data_type DT>
+HWY_INLINE void store_f32_pair(VF v0, VF v1, void* p, bool stream) {
+#if HWY_TARGET != HWY_SCALAR  // (which lacks ConcatOdd)
+  if constexpr (DT == data_type::bf16) {
+    const DF df;
+    const DU du;
+    const hn::Repartition<std::uint16_t, DF> d16;
+    const VF canonical = hn::BitCast(df, hn::Set(du, canonical_nan_bits));
+    const VU r0 = bf16_rounded_high(hn::IfThenElse(hn::IsNaN(v0), canonical, v0));
+    const VU r1 = bf16_rounded_high(hn::IfThenElse(hn::IsNaN(v1), canonical, v1));
+    const auto packed = hn::ConcatOdd(d16, hn::BitCast(d16, r1), hn::BitCast(d16, r0));
+    store_maybe_stream(packed, d16, static_cast<std::uint16_t*>(p), stream);
+    return;
+  }
+#endif
+  store_f32<DT>(v0, p, stream);
+  store_f32<DT>(v1, static_cast<std::byte*>(p) + hn::Lanes(DF()) * sizeof(storage_t<DT>), stream);
 }
 
 /// Stage A: `n` elements of type S at `src` -> f32 at `out`.
@@ -303,10 +330,7 @@ void store_row(const float* x, void* dst, dim n, const row_params& p) {
         }
       };
       for (; k + 2 * N <= n; k += 2 * N) {
-        const VF v0 = load(k);
-        const VF v1 = load(k + N);
-        store_f32<D>(v0, d + k * size, stream);
-        store_f32<D>(v1, d + (k + N) * size, stream);
+        store_f32_pair<D>(load(k), load(k + N), d + k * size, stream);
       }
       for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * size, stream);
     };
