@@ -290,6 +290,19 @@ TEST_CASE("weights blocks that interleave a few input channels per output channe
   }
 }
 
+TEST_CASE("streaming stores once source and destination together outgrow the cache", "[reorder][plan]") {
+  // f32 -> s8: the destination is a quarter of the source. A destination that alone fits
+  // the last-level cache still streams when the source's pass would evict it; a reorder
+  // that fits as a whole does not. (Plans only: nothing this large is allocated.)
+  const auto llc = static_cast<dim>(memfmt::detail::last_level_cache_bytes());
+  const auto streams = [](dim elements) {
+    const desc src({elements}, data_type::f32, "a"), dst({elements}, data_type::s8, "a");
+    return memfmt::reorder(src, dst).nests()[0].loops.stream_stores;
+  };
+  CHECK(streams(llc / 4));       // src + dst = 1.25 x the cache, dst = 0.25 x
+  CHECK_FALSE(streams(llc / 8));  // src + dst = 0.625 x the cache
+}
+
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {
   const desc src({4, 71, 9, 9}, data_type::f32, "nchw"), dst({4, 71, 9, 9}, data_type::bf16, "nChw16c");
   std::vector<float> s(src.get_size() / 4);

@@ -220,9 +220,11 @@ class reorder {
     std::vector<detail::placed_nest> nests;
     // (the integer path writes padding with its own zero fills)
     elementwise_ = !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_);
-    // a destination larger than the last-level cache will not be read back from it soon:
-    // write it around the cache (whole aligned vectors only; results are the same)
-    const bool stream = dst_.get_size() > detail::last_level_cache_bytes();
+    // a destination that will not be read back from the last-level cache is written around
+    // it (whole aligned vectors only; results are the same): the source passes through the
+    // cache too, so once both do not fit, the first destination lines are gone before the
+    // reorder ends, and keeping them would only cost a read of each line
+    const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
