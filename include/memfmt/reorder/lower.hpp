@@ -205,10 +205,10 @@ inline int interleave_block(const loop* loops, int count) {
 /// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel).
 /// Rows of whole cache lines: K moves inside J, so the source is read in order and
 /// each of K's destination streams gets whole lines (from memory, twice as fast as
-/// K passes over the source; in cache, only for rows of one line, which the kernel
-/// then moves a whole source row at a time). Shorter rows: J is cut into tiles and K runs inside a
-/// tile, so each tile of the source is read from cache K times rather than from memory
-/// (K's streams would get partial lines).
+/// K passes over the source; in cache, only rows of one line, which the kernel then
+/// moves a whole source row at a time). Shorter rows: J is cut into tiles and K runs
+/// inside a tile, so each tile of the source is read from cache K times rather than
+/// from memory (K's streams would get partial lines).
 /// @pre n.kind == copy, loops ordered by dst stride; `dst_bytes`: the size of a dst element
 inline void tile_rows(nest& n, dim dst_bytes) {
   constexpr dim tile_min = 128, tile_max = 1024;

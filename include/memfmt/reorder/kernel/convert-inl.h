@@ -23,12 +23,6 @@
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
 
-#ifndef MEMFMT_UNROLL
-// Vectors held in an array stay in registers only when the loops over them are
-// unrolled completely, which GCC's -O2 does not do by itself for larger bodies.
-#define MEMFMT_UNROLL _Pragma("GCC unroll 16")
-#endif
-
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
 

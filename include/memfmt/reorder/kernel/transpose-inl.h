@@ -27,6 +27,12 @@
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
 
+#ifndef MEMFMT_UNROLL
+// A tile stays in registers only when the loops over its rows are unrolled completely,
+// which GCC's -O2 does not do by itself for bodies this large.
+#define MEMFMT_UNROLL _Pragma("GCC unroll 16")
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
 
