@@ -94,12 +94,6 @@ bool attempt(F&& f) {
   }
 }
 
-bool has_blocked_unit_dim(const desc& d) {
-  for (int i = 0; i < d.get_ndims(); ++i)
-    if (d.get_dims()[i] == 1 && d.get_padded_dims()[i] == 1 && d.get_blocks()[i] > 1) return true;
-  return false;
-}
-
 /// An index inside `d` chosen by the input.
 dims some_index(reader& in, const desc& d) {
   dims index = dims::filled(d.get_ndims(), 0);

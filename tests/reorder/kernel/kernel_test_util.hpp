@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -198,6 +199,7 @@ inline void fill_buffers(test_case& tc, dim src_elems, dim dst_elems, dim scale_
 }
 
 /// A random nest of `kind` converting S -> D, with buffers.
+/// @pre kind != interleave (make_interleave_case builds those)
 inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19937_64& rng) {
   test_case tc;
   nest& n = tc.n;
@@ -239,6 +241,8 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
     case kernel_kind::gather:  // the block is row-major and dense in dst
       for (int k = nouter; k < n.nloops; ++k) put_first(dst_order, k);
       break;
+    case kernel_kind::interleave:  // its blocks have a fixed shape: make_interleave_case
+      std::abort();
     case kernel_kind::strided:
     case kernel_kind::zero_fill:
       src_inner = 1 + static_cast<dim>(rng() % 3);
