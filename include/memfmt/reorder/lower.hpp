@@ -184,14 +184,9 @@ inline int gather_block(const loop* loops, int count) {
 /// How many innermost loops of `loops` (ordered by dst stride) form a block of the
 /// `interleave` kind (see kernel_kind::interleave): as many as fit; 0 when none do.
 inline int interleave_block(const loop* loops, int count) {
-  if (count < 3) return 0;
-  const loop& r = loops[count - 1];
-  const loop& o = loops[count - 2];
-  if (r.dst_stride != 1 || r.extent < 2 || r.extent > 4 || o.dst_stride != r.extent ||
-      o.extent < 8 || o.extent * r.extent > interleave_max)
-    return 0;
+  if (count < 3 || loops[count - 2].extent < 8) return 0;  // o: tiles of at least 8 rows
   int best = map_interleave(loops + count - 2, 2).fits ? 2 : 0;
-  dim elements = r.extent * o.extent;
+  dim elements = loops[count - 1].extent * loops[count - 2].extent;
   for (int i = count - 3; i >= 0; --i) {  // the loops around o, while the block stays dense in dst
     const loop& x = loops[i];
     if (x.dst_stride != elements || elements * x.extent > interleave_max) break;
@@ -454,11 +449,6 @@ inline void merge_zero_tails(std::vector<placed_nest>& nests) {
   }
 }
 
-constexpr bool same_loop(const loop& a, const loop& b) {
-  return a.extent == b.extent && a.src_stride == b.src_stride && a.dst_stride == b.dst_stride &&
-         a.scale_stride == b.scale_stride;
-}
-
 /// Copies that read the same source rows run tile by tile together. tile_rows cut the
 /// long loop J of a copy into tiles (..., J / tile, K, tile, row) so that K's passes over
 /// a tile's source rows hit the cache. Another copy of the rest of those rows (...,
@@ -480,8 +470,8 @@ inline void fuse_tiled_copies(std::vector<placed_nest>& nests) {
       nest& rest = nests[b].loops;
       if (b == m || rest.kind != kernel_kind::copy || rest.nloops != q + 2 || nests[b].fused_loops != 0) continue;
       const loop J = rest.loops[q], row = rest.loops[q + 1];
-      if (!same_loop(J, loop{tiles.extent * tile.extent, tile.src_stride, tile.dst_stride, tile.scale_stride}) ||
-          row.extent > nest::short_row || !std::equal(rest.loops, rest.loops + q, tiled.loops, same_loop))
+      if (J != loop{tiles.extent * tile.extent, tile.src_stride, tile.dst_stride, tile.scale_stride} ||
+          row.extent > nest::short_row || !std::equal(rest.loops, rest.loops + q, tiled.loops))
         continue;
       rest.loops[q] = tiles;
       rest.loops[q + 1] = tile;

@@ -44,13 +44,12 @@ struct interleave_kernel {
     tiles.stream = false;
     const int first = n.nloops - n.gather_loops;
     if (n.gather_loops < 2 || first < 0 || n.cvt.beta != 0.f) return;  // beta reads dst, not the buffer
-    const loop& r = n.loops[n.nloops - 1];
-    const loop& ol = n.loops[n.nloops - 2];
     const interleave_map map = map_interleave(n.loops + first, n.gather_loops);
-    m = r.extent;
+    if (!map.fits) return;
+    const loop& ol = n.loops[n.nloops - 2];
+    m = n.loops[n.nloops - 1].extent;
     o = ol.extent;
     elements = map.columns * o;
-    if (!map.fits || m < 2 || m > 4 || r.dst_stride != 1 || ol.dst_stride != m || elements > interleave_max) return;
     rows = loop{o, ol.src_stride, 1, ol.scale_stride};
     columns = loop{map.period, 1, map.inner_stride, 0};
     folded = loop{map.columns / map.period, map.period, map.outer_stride, 0};

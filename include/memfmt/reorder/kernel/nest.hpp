@@ -26,6 +26,8 @@ struct loop {
   dim src_stride = 0;
   dim dst_stride = 0;
   dim scale_stride = 0;
+
+  friend constexpr bool operator==(const loop&, const loop&) = default;
 };
 
 /// Which kernel runs the innermost loop(s); see `nest::owned_loops`.
@@ -130,16 +132,19 @@ struct nest {
 /// by `inner_stride` through it for `period` columns, and the others together by
 /// `outer_stride` (one 2-level column map).
 struct interleave_map {
-  bool fits = false;      ///< the columns are contiguous in src from stride 1, scale-free, and map so
+  bool fits = false;      ///< the block is one of the kind (see kernel_kind::interleave) and fits interleave_max
   dim columns = 0;        ///< source columns per o (the product of the column loops' extents)
   dim period = 0, inner_stride = 0, outer_stride = 0;
 };
 
 /// The map of an `interleave` block: `block` holds its loops in nest order, o and r last.
+/// The one statement of the kind's contract, for the planner and the kernel alike.
 constexpr interleave_map map_interleave(const loop* block, int count) {
   interleave_map map;
   if (count < 2) return map;
+  const loop& r = block[count - 1];
   const dim o_extent = block[count - 2].extent;
+  if (r.dst_stride != 1 || r.extent < 2 || r.extent > 4 || block[count - 2].dst_stride != r.extent) return map;
   loop c[max_loops] = {};  // the column loops by source stride, at their buffer strides
   int n = 0;
   for (int k = 0; k < count; ++k) {
@@ -156,6 +161,7 @@ constexpr interleave_map map_interleave(const loop* block, int count) {
     if (k >= 2 && c[k].dst_stride != c[k - 1].dst_stride * c[k - 1].extent) return map;
     columns *= c[k].extent;
   }
+  if (columns * o_extent > interleave_max) return map;
   map.fits = true;
   map.columns = columns;
   map.period = c[0].extent;
