@@ -114,10 +114,9 @@ test_case make_interleave_case(data_type S, data_type D, std::mt19937_64& rng) {
     std::vector<int> src_order = columns;
     src_order.push_back(o);
     for (int k = 0; k < nouter; ++k) src_order.push_back(k);
-    std::vector<dim> src_strides, dst_strides(extents.size()), scale_strides(extents.size(), 0);
+    std::vector<dim> src_strides(extents.size()), dst_strides(extents.size()), scale_strides(extents.size(), 0);
     dim stride = 1;
     for (int k : columns) {
-      src_strides.resize(extents.size());
       src_strides[k] = stride;
       stride *= extents[k];
     }
