@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <random>
 #include <sstream>
 #include <string>
@@ -254,8 +255,21 @@ std::vector<std::vector<const char*>> onednn_tags_by_ndims() {
 // the plain descriptor when the draw gives no legal view, or a view whose padded extent
 // is not a multiple of its block (smaller than a block, away from the right border):
 // oneDNN 2.6 accepts such views, and its reorder then writes outside them.
-desc maybe_view(const dims& sizes, data_type dt, const char* tag, std::mt19937& rng) {
+desc maybe_view(const dims& sizes, data_type dt, const char* tag, std::mt19937& rng, bool& gaps) {
   const desc whole(sizes, dt, tag);
+  gaps = rng() % 8 == 0;
+  if (gaps) {  // plain, dims in a random order, with gaps between them
+    std::vector<int> order(static_cast<std::size_t>(sizes.size()));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    dims strides = dims::filled(sizes.size(), 0);
+    dim stride = 1 + static_cast<dim>(rng() % 2);
+    for (int d : order) {
+      strides[d] = stride;
+      stride *= sizes[d] + static_cast<dim>(rng() % 3);
+    }
+    return desc(sizes, dt, strides);
+  }
   if (rng() % 4 != 0) return whole;
   dims parent = sizes, offsets = dims::filled(sizes.size(), 0);
   for (int d = 0; d < sizes.size(); ++d) {
@@ -276,7 +290,7 @@ TEST_CASE("random: tag pairs of every oneDNN name, data types, views and attribu
   std::mt19937 rng(Catch::rngSeed() == 0 ? 7 : Catch::rngSeed());
   const auto tags = onednn_tags_by_ndims();
   const dim extents[] = {1, 1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 19, 32, 33, 47, 64};
-  const int problems = 400;
+  const int problems = 1000;
   int compared = 0;
   for (int k = 0; k < problems; ++k) {
     const int ndims = 1 + static_cast<int>(rng() % 6);
@@ -304,8 +318,10 @@ TEST_CASE("random: tag pairs of every oneDNN name, data types, views and attribu
     if (attrs == 3 && memfmt::is_integral(p.from)) p.src_zp = static_cast<std::int32_t>(rng() % 9) - 4;
     if (attrs == 4 && memfmt::is_integral(p.to)) p.dst_zp = static_cast<std::int32_t>(rng() % 9) - 4;
     if (attrs == 5) p.beta = rng() % 2 == 0 ? 1.f : 0.5f;
-    const desc src = maybe_view(p.shape, p.from, p.src_tag, rng);
-    const desc dst = maybe_view(p.shape, p.to, p.dst_tag, rng);
+    bool src_gaps = false, dst_gaps = false;
+    const desc src = maybe_view(p.shape, p.from, p.src_tag, rng, src_gaps);
+    const desc dst = maybe_view(p.shape, p.to, p.dst_tag, rng, dst_gaps);
+    if (src_gaps || dst_gaps) p.src_zp = p.dst_zp = 0;  // oneDNN 2.6 skips them for most elements there
     compared += compare(p, src, dst, rng()) ? 1 : 0;
   }
   CHECK(compared > problems / 2);  // oneDNN has no reorder between some types
@@ -418,9 +434,16 @@ TEST_CASE("random: compensated weights in every layout oneDNN compensates", "[re
     // a weights layout with the source's groups: named g.../G... when grouped, o.../i...
     // otherwise (the names convolutions use)
     const auto& names = tags[static_cast<std::size_t>(ndims)];
+    // (oneDNN 2.6 writes no compensation into plain layouts with i outside o: iohw, ihwo)
+    const auto usable = [&](std::string_view tag) {
+      const char first = static_cast<char>(std::tolower(tag[0]));
+      if (grouped != (first == 'g') || (!grouped && first != 'o' && first != 'i')) return false;
+      const bool plain = tag.find_first_of("0123456789") == std::string_view::npos;
+      return !plain || tag.find('o') < tag.find('i');
+    };
     do {
       w.dst_tag = names[rng() % names.size()];
-    } while (grouped != (std::tolower(w.dst_tag[0]) == 'g') || (!grouped && std::string_view("oi").find(static_cast<char>(std::tolower(w.dst_tag[0]))) == std::string_view::npos));
+    } while (!usable(w.dst_tag));
     w.shape = dims::filled(ndims, 1);
     for (int d = 0; d < ndims; ++d) w.shape[d] = d < 2 + grouped ? extents[rng() % std::size(extents)] : 1 + static_cast<dim>(rng() % 3);
     if (grouped) w.shape[0] = 1 + static_cast<dim>(rng() % 3);
