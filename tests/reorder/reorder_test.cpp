@@ -3,6 +3,7 @@
 // past the destination, thread counts, and errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -105,6 +106,11 @@ TEST_CASE("strided and submemory views", "[reorder]") {
   const desc gappy(shape, data_type::f32, dims{200, 40, 9, 2});
   check(gappy, desc(shape, data_type::f32, "nChw8c"));
   check(desc(shape, data_type::s8, "nhwc"), desc(shape, data_type::s8, dims{300, 1, 70, 7}));
+  reorder_attr zero_points;  // applied to every element of a gapped view too
+  zero_points.src_zero_point = 2;
+  zero_points.dst_zero_point = -4;
+  check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s32, dims{300, 1, 70, 7}), zero_points);
+  check(desc(shape, data_type::u8, dims{200, 40, 9, 2}), desc(shape, data_type::f32, "nchw"), zero_points);
   // broadcast source (stride 0)
   check(desc(shape, data_type::f32, dims{0, 12, 3, 1}), desc(shape, data_type::f32, "nhwc"));
   // a view of channels 16..31 of a blocked tensor, into a plain tensor and back
@@ -163,6 +169,60 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
   sum.src_scales = {0, {2.f}};
   sum.dst_zero_point = 1;
   check(desc(shape, data_type::s8, "nchw"), desc(shape, data_type::s8, "nchw"), sum);
+}
+
+// The compensation after the data, recomputed from the quantized weights the reorder
+// wrote: per index of the mask (row-major over the padded masked dims), -128 * sum for
+// s8s8 and -sum for zero points, over every layout (also those oneDNN 2.6 gets wrong).
+TEST_CASE("weights compensation in any layout", "[reorder][compensation]") {
+  struct weights {
+    dims shape;
+    const char* src_tag;
+    const char* dst_tag;
+    int mask;
+  };
+  const weights cases[] = {{{19, 5, 3, 2}, "oihw", "iohw", 1 << 0},
+                           {{19, 5, 3, 2}, "oihw", "ihwo", 1 << 0},
+                           {{33, 21, 3, 3}, "oihw", "OIhw4i16o4i", 1 << 0},
+                           {{3, 2, 5, 3, 3}, "goihw", "Goihw8g", (1 << 0) | (1 << 1)},
+                           {{2, 17, 5, 2, 2}, "goihw", "gOIhw16i16o", (1 << 0) | (1 << 1)}};
+  using memfmt::extra_flags::compensation_conv_asymmetric_src;
+  using memfmt::extra_flags::compensation_conv_s8s8;
+  for (const weights& w : cases)
+    for (std::uint32_t flags : {compensation_conv_s8s8, compensation_conv_asymmetric_src,
+                                compensation_conv_s8s8 | compensation_conv_asymmetric_src | memfmt::extra_flags::scale_adjust}) {
+      memfmt::extra_info extra;
+      extra.flags = flags;
+      extra.compensation_mask = (flags & compensation_conv_s8s8) != 0 ? w.mask : 0;
+      extra.asymm_compensation_mask = (flags & compensation_conv_asymmetric_src) != 0 ? w.mask : 0;
+      extra.scale_adjust = 0.5f;
+      const desc src(w.shape, data_type::f32, w.src_tag);
+      const desc dst = desc(w.shape, data_type::s8, w.dst_tag).with_extra(extra);
+      INFO(w.dst_tag << " flags " << flags);
+      reorder_attr attr;
+      attr.src_scales = {0, {30.f}};
+      std::mt19937 rng(3);
+      std::vector<unsigned char> s(src.get_size()), out(dst.get_size(), 0xCD), data(dst.get_size(), 0xCD);
+      fill_random(data_type::f32, s.data(), s.size(), rng);
+      reorder(src, dst, attr).execute(s.data(), out.data());
+      reference_reorder(src, dst, attr, s.data(), data.data());
+      CHECK(std::equal(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(dst.get_data_size()), out.begin()));
+      const std::size_t count = dst.masked_volume(w.mask);
+      std::vector<std::int64_t> sums(count, 0);
+      for_each_index(w.shape, [&](const dims& i) {
+        sums[static_cast<std::size_t>(masked_row_major(dst.get_padded_dims(), i, w.mask))] +=
+            static_cast<std::int8_t>(out[static_cast<std::size_t>(dst.offset(i))]);
+      });
+      std::vector<std::int32_t> expected;
+      if ((flags & compensation_conv_s8s8) != 0)
+        for (std::int64_t sum : sums) expected.push_back(static_cast<std::int32_t>(-128 * sum));
+      if ((flags & compensation_conv_asymmetric_src) != 0)
+        for (std::int64_t sum : sums) expected.push_back(static_cast<std::int32_t>(-sum));
+      REQUIRE(dst.get_compensation_size() == expected.size() * 4);
+      std::vector<std::int32_t> written(expected.size());
+      std::memcpy(written.data(), out.data() + dst.get_data_size(), written.size() * 4);
+      CHECK(written == expected);
+    }
 }
 
 TEST_CASE("plans whose kernels own three or more loops", "[reorder][plan]") {
