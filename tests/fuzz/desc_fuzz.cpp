@@ -35,7 +35,10 @@ constexpr data_type types[] = {data_type::f32, data_type::bf16, data_type::f16, 
 
 std::string show(const dims& v) {
   std::string s = "{";
-  for (int i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  for (int i = 0; i < v.size(); ++i) {
+    if (i != 0) s += ',';
+    s += std::to_string(v[i]);
+  }
   return s + "}";
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -59,15 +60,18 @@ dnnl::memory::desc to_dnnl(const desc& d) {
   return dnnl::memory::desc(md);
 }
 
-// Values on which oneDNN 2.6 is exact, for a reorder to `to`: finite; no negative zero
-// (oneDNN's generic reorders turn -0 into +0); no f32 subnormals, not even after a scale
-// or a sum with beta (oneDNN flushes them converting to bf16); 16-bit floats below 2^31
-// in magnitude (oneDNN wraps larger ones converting to s8/u8 instead of saturating).
-// Into s32, values that f32 holds exactly and that fit: oneDNN's path for small tensors
-// and tails goes through f32 without saturating (s32 beyond 2^24 rounds, f32 beyond 2^31
-// becomes INT_MIN), its main path does not. memfmt's behaviour on all of these is tested
-// in reorder_test and written down in docs/reorder.md. Ties, out-of-range values for
-// 8-bit integers and f16 subnormals stay.
+// Values on which oneDNN 2.6 is exact, for a reorder to `to`:
+// - finite, and no negative zero (oneDNN's generic reorders turn -0 into +0);
+// - f32 of at least 1e-25 and bf16 of at least 2^-63 in magnitude, so that no scale
+//   (down to 1/8) and no sum with beta makes a subnormal (oneDNN flushes those
+//   converting to bf16);
+// - bf16 below 2^27, so that a scale of up to 4 keeps it below 2^31 (oneDNN wraps
+//   larger values converting to s8/u8 instead of saturating);
+// - into s32, values that f32 holds exactly and that fit: oneDNN's path for small
+//   tensors and tails goes through f32 without saturating (s32 beyond 2^24 rounds, f32
+//   beyond 2^31 becomes INT_MIN), its main path does not.
+// memfmt's behaviour on all of these is tested in reorder_test and written down in
+// docs/reorder.md. Ties, out-of-range values for 8-bit integers and f16 subnormals stay.
 void fill_finite(data_type dt, data_type to, void* p, std::size_t bytes, std::mt19937& rng) {
   fill_random(dt, p, bytes, rng);
   const std::size_t size = memfmt::data_type_size(dt);
@@ -149,27 +153,36 @@ bool compare(const problem& p, const desc& src, const desc& dst, std::uint32_t s
   std::vector<unsigned char> ours = initial;
   memfmt::reorder(src, dst, attr).execute(s.data(), ours.data());
 
-  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  dnnl::stream stream(engine);
-  std::vector<unsigned char> theirs = initial;
-  dnnl::memory sm(to_dnnl(src), engine, s.data()), dm(to_dnnl(dst), engine, theirs.data());
-  dnnl::primitive_attr oneattr;
-  if (!scales.empty()) oneattr.set_output_scales(p.scale_mask, scales);
-  if (p.src_zp != 0) oneattr.set_zero_points(DNNL_ARG_SRC, 0, {p.src_zp});
-  if (p.dst_zp != 0) oneattr.set_zero_points(DNNL_ARG_DST, 0, {p.dst_zp});
-  if (p.beta != 0.f) {
-    dnnl::post_ops ops;
-    ops.append_sum(p.beta);
-    oneattr.set_post_ops(ops);
-  }
-  dnnl::reorder::primitive_desc pd;
-  try {
-    pd = dnnl::reorder::primitive_desc(engine, to_dnnl(src), engine, to_dnnl(dst), oneattr);
-  } catch (const dnnl::error&) {
-    return false;
-  }
-  dnnl::reorder(pd).execute(stream, sm, dm);
-  stream.wait();
+  // oneDNN's result, or nothing when it has no such reorder
+  const auto onednn = [&](bool zero_points) -> std::optional<std::vector<unsigned char>> {
+    dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    dnnl::stream stream(engine);
+    std::vector<unsigned char> out = initial;
+    dnnl::memory sm(to_dnnl(src), engine, s.data()), dm(to_dnnl(dst), engine, out.data());
+    dnnl::primitive_attr oneattr;
+    if (!scales.empty()) oneattr.set_output_scales(p.scale_mask, scales);
+    if (zero_points && p.src_zp != 0) oneattr.set_zero_points(DNNL_ARG_SRC, 0, {p.src_zp});
+    if (zero_points && p.dst_zp != 0) oneattr.set_zero_points(DNNL_ARG_DST, 0, {p.dst_zp});
+    if (p.beta != 0.f) {
+      dnnl::post_ops ops;
+      ops.append_sum(p.beta);
+      oneattr.set_post_ops(ops);
+    }
+    try {
+      const dnnl::reorder::primitive_desc pd(engine, to_dnnl(src), engine, to_dnnl(dst), oneattr);
+      dnnl::reorder(pd).execute(stream, sm, dm);
+    } catch (const dnnl::error&) {
+      return std::nullopt;
+    }
+    stream.wait();
+    return out;
+  };
+  const std::optional<std::vector<unsigned char>> result = onednn(true);
+  if (!result) return false;
+  const std::vector<unsigned char>& theirs = *result;
+  // oneDNN 2.6's jit reorder drops the zero points of some layout pairs altogether
+  // (u8 aBdefc16b -> s32 abdfce): not a comparison
+  if (ours != theirs && (p.src_zp != 0 || p.dst_zp != 0) && onednn(false) == result) return false;
   if (ours != theirs) {
     const std::size_t size = memfmt::data_type_size(p.to);
     std::size_t first = 0;
@@ -252,7 +265,7 @@ std::vector<std::vector<const char*>> onednn_tags_by_ndims() {
 }
 
 // A view of `sizes` inside a larger parent of the same tag, at block-aligned offsets;
-// the plain descriptor when the draw gives no legal view, or a view whose padded extent
+// the whole descriptor of `tag` when the draw gives no legal view, or a view whose padded extent
 // is not a multiple of its block (smaller than a block, away from the right border):
 // oneDNN 2.6 accepts such views, and its reorder then writes outside them.
 desc maybe_view(const dims& sizes, data_type dt, const char* tag, std::mt19937& rng, bool& gaps) {
@@ -306,25 +319,29 @@ TEST_CASE("random: tag pairs of every oneDNN name, data types, views and attribu
     const bool same_types = rng() % 2 == 0;
     p.from = same_types ? data_type::f32 : types[rng() % std::size(types)];
     p.to = same_types ? data_type::f32 : types[rng() % std::size(types)];
-    const int attrs = static_cast<int>(rng() % 8);
-    if (attrs == 1) p.scale = 0.25f + static_cast<float>(rng() % 16) * 0.25f;
-    if (attrs == 2) {
+    // each attribute on its own draw, so that they also come together
+    if (rng() % 4 == 0) p.scale = 0.25f + static_cast<float>(rng() % 16) * 0.25f;
+    if (rng() % 5 == 0) {
       p.scale = 0.5f;
       // a run of dims: oneDNN 2.6 reads the scales of any other mask as if it were one
       const int first = static_cast<int>(rng() % static_cast<unsigned>(ndims));
       const int count = 1 + static_cast<int>(rng() % static_cast<unsigned>(ndims - first));
       p.scale_mask = ((1 << count) - 1) << first;
     }
-    if (attrs == 3 && memfmt::is_integral(p.from)) p.src_zp = static_cast<std::int32_t>(rng() % 9) - 4;
-    if (attrs == 4 && memfmt::is_integral(p.to)) p.dst_zp = static_cast<std::int32_t>(rng() % 9) - 4;
-    if (attrs == 5) p.beta = rng() % 2 == 0 ? 1.f : 0.5f;
+    if (rng() % 5 == 0 && memfmt::is_integral(p.from)) p.src_zp = static_cast<std::int32_t>(rng() % 9) - 4;
+    if (rng() % 5 == 0 && memfmt::is_integral(p.to)) p.dst_zp = static_cast<std::int32_t>(rng() % 9) - 4;
+    // (not with a dst zero point: oneDNN 2.6 adds that before beta * dst, memfmt after,
+    // as oneDNN v3 documents; the last f32 bit differs now and then)
+    if (rng() % 6 == 0 && p.dst_zp == 0) p.beta = rng() % 2 == 0 ? 1.f : 0.5f;
     bool src_gaps = false, dst_gaps = false;
     const desc src = maybe_view(p.shape, p.from, p.src_tag, rng, src_gaps);
     const desc dst = maybe_view(p.shape, p.to, p.dst_tag, rng, dst_gaps);
     if (src_gaps || dst_gaps) p.src_zp = p.dst_zp = 0;  // oneDNN 2.6 skips them for most elements there
     compared += compare(p, src, dst, rng()) ? 1 : 0;
   }
-  CHECK(compared > problems / 2);  // oneDNN has no reorder between some types
+  // oneDNN has no reorder between some types (f16 with integers and bf16, bf16 with s32)
+  INFO(compared << " of " << problems << " problems compared");
+  CHECK(compared > problems * 7 / 10);
 }
 
 // Weights quantized to s8 with compensation buffers after the data, through memfmt and
@@ -423,14 +440,13 @@ TEST_CASE("random: compensated weights in every layout oneDNN compensates", "[re
   std::mt19937 rng(Catch::rngSeed() == 0 ? 11 : Catch::rngSeed());
   const auto tags = onednn_tags_by_ndims();
   const dim extents[] = {1, 3, 4, 16, 17, 19, 32, 33, 48, 64, 65};
-  int compared = 0;
+  int drawn = 0, compared = 0;
   for (int k = 0; k < 600; ++k) {
-    const int ndims = 3 + static_cast<int>(rng() % 4);
-    const bool grouped = ndims > 3 && rng() % 2 == 0;
+    const bool grouped = rng() % 2 == 0;
+    const int ndims = 3 + static_cast<int>(grouped) + static_cast<int>(rng() % 3);  // 1 to 3 spatial dims
     weights_problem w;
     w.src_tag = grouped ? (ndims == 4 ? "goiw" : ndims == 5 ? "goihw" : "goidhw")
-                        : (ndims == 3 ? "oiw" : ndims == 4 ? "oihw" : ndims == 5 ? "oidhw" : "abcdef");
-    if (!grouped && ndims == 6) continue;
+                        : (ndims == 3 ? "oiw" : ndims == 4 ? "oihw" : "oidhw");
     // a weights layout with the source's groups: named g.../G... when grouped, o.../i...
     // otherwise (the names convolutions use)
     const auto& names = tags[static_cast<std::size_t>(ndims)];
@@ -447,9 +463,9 @@ TEST_CASE("random: compensated weights in every layout oneDNN compensates", "[re
     w.shape = dims::filled(ndims, 1);
     for (int d = 0; d < ndims; ++d) w.shape[d] = d < 2 + grouped ? extents[rng() % std::size(extents)] : 1 + static_cast<dim>(rng() % 3);
     if (grouped) w.shape[0] = 1 + static_cast<dim>(rng() % 3);
-    if (w.dst_tag[0] == 'G') {  // blocked groups: depthwise, one channel in and out per group
+    if (w.dst_tag[0] == 'G') {  // blocked groups: one output channel per group (depthwise)
       w.shape[0] = extents[rng() % std::size(extents)];
-      w.shape[1] = w.shape[2] = 1;
+      w.shape[1] = 1;
     }
     w.from = rng() % 4 == 0 ? data_type::s8 : data_type::f32;
     const std::uint32_t kinds[] = {s8s8, asymmetric, s8s8 | asymmetric};
@@ -460,9 +476,12 @@ TEST_CASE("random: compensated weights in every layout oneDNN compensates", "[re
       w.scales.clear();
       for (dim c = 0; c < w.shape[0] * (grouped ? w.shape[1] : 1); ++c) w.scales.push_back(10.f + static_cast<float>(c % 7) * 6.f);
     }
+    ++drawn;
     compared += compare_compensated(w, rng) ? 1 : 0;
   }
-  CHECK(compared > 50);
+  // oneDNN has no compensating reorder into some layouts
+  INFO(compared << " of " << drawn << " problems compared");
+  CHECK(compared > drawn * 7 / 10);
 }
 #else
 int main() { return 77; }  // oneDNN not available: skipped

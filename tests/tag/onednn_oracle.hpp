@@ -88,7 +88,10 @@ inline const std::vector<int>& all_tag_ndims() {
 
 inline std::string show(const dim* v, int n) {
   std::string s = "{";
-  for (int i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  for (int i = 0; i < n; ++i) {
+    if (i != 0) s += ',';
+    s += std::to_string(v[i]);
+  }
   return s + "}";
 }
 inline std::string show(const memfmt::dims& v) { return show(v.data(), v.size()); }

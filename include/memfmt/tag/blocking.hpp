@@ -23,7 +23,8 @@ struct blocking {
   /// The product of the inner blocks of logical dim `d` (1 when `d` is not blocked).
   constexpr dim block_of(int d) const noexcept {
     dim b = 1;
-    for (int k = 0; k < inner_nblks; ++k)
+    // (max_ndims bounds the loop for GCC 12, which otherwise warns of a read past the array)
+    for (int k = 0; k < inner_nblks && k < max_ndims; ++k)
       if (inner_idxs[static_cast<std::size_t>(k)] == d) b *= inner_blks[static_cast<std::size_t>(k)];
     return b;
   }
