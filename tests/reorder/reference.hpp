@@ -55,6 +55,17 @@ inline std::size_t bytes_spanned(const desc& d) {
   return d.get_size() > data ? d.get_size() : data;
 }
 
+// The extra info of quantized weights with `flags` (extra_flags): each compensation the
+// flags ask for is kept per `mask`, and the scale_adjust flag's factor is 0.5.
+inline memfmt::extra_info weights_extra(std::uint32_t flags, int mask) {
+  memfmt::extra_info extra;
+  extra.flags = flags;
+  extra.compensation_mask = (flags & memfmt::extra_flags::compensation_conv_s8s8) != 0 ? mask : 0;
+  extra.asymm_compensation_mask = (flags & memfmt::extra_flags::compensation_conv_asymmetric_src) != 0 ? mask : 0;
+  if ((flags & memfmt::extra_flags::scale_adjust) != 0) extra.scale_adjust = 0.5f;
+  return extra;
+}
+
 // The reference of `reorder(src, dst, attr).execute(s, d)`.
 inline void reference_reorder(const desc& src, const desc& dst, const memfmt::reorder_attr& attr, const void* s, void* d) {
   const std::size_t ssize = memfmt::data_type_size(src.get_data_type());

@@ -359,13 +359,8 @@ struct weights_problem {
 };
 
 bool compare_compensated(const weights_problem& w, std::mt19937& rng) {
-  memfmt::extra_info extra;
-  extra.flags = w.flags;
-  extra.compensation_mask = (w.flags & memfmt::extra_flags::compensation_conv_s8s8) != 0 ? w.mask : 0;
-  extra.asymm_compensation_mask = (w.flags & memfmt::extra_flags::compensation_conv_asymmetric_src) != 0 ? w.mask : 0;
-  if ((w.flags & memfmt::extra_flags::scale_adjust) != 0) extra.scale_adjust = 0.5f;
   const desc src(w.shape, w.from, w.src_tag);
-  const desc dst = desc(w.shape, data_type::s8, w.dst_tag).with_extra(extra);
+  const desc dst = desc(w.shape, data_type::s8, w.dst_tag).with_extra(weights_extra(w.flags, w.mask));
   std::vector<unsigned char> s(src.get_size());
   if (w.from == data_type::f32) {
     std::uniform_real_distribution<float> value(-3.f, 3.f);

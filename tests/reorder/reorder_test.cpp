@@ -191,13 +191,8 @@ TEST_CASE("weights compensation in any layout", "[reorder][compensation]") {
   for (const weights& w : cases)
     for (std::uint32_t flags : {compensation_conv_s8s8, compensation_conv_asymmetric_src,
                                 compensation_conv_s8s8 | compensation_conv_asymmetric_src | memfmt::extra_flags::scale_adjust}) {
-      memfmt::extra_info extra;
-      extra.flags = flags;
-      extra.compensation_mask = (flags & compensation_conv_s8s8) != 0 ? w.mask : 0;
-      extra.asymm_compensation_mask = (flags & compensation_conv_asymmetric_src) != 0 ? w.mask : 0;
-      extra.scale_adjust = 0.5f;
       const desc src(w.shape, data_type::f32, w.src_tag);
-      const desc dst = desc(w.shape, data_type::s8, w.dst_tag).with_extra(extra);
+      const desc dst = desc(w.shape, data_type::s8, w.dst_tag).with_extra(weights_extra(flags, w.mask));
       INFO(w.dst_tag << " flags " << flags);
       reorder_attr attr;
       attr.src_scales = {0, {30.f}};
