@@ -23,6 +23,8 @@
 // The list of guards is the one of Highway 1.0 (checked by
 // tests/reorder/kernel/foreach_target_user_test.cpp).
 
+#include "memfmt/reorder/kernel/highway_config.hpp"
+// (first: it configures Highway)
 #include "hwy/base.h"
 #include "hwy/cache_control.h"
 #include "hwy/detect_targets.h"

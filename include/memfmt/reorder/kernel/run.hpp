@@ -23,6 +23,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "memfmt/reorder/kernel/highway_config.hpp"
+// (first: it configures Highway)
 #include "hwy/base.h"
 #include "hwy/cache_control.h"
 #include "hwy/targets.h"
