@@ -209,23 +209,20 @@ HWY_INLINE void store_f32(VF v, void* p, bool stream) {
 #else
     store_maybe_stream(hn::DemoteTo(ds, hn::BitCast(di, f32_to_f16_bits_v(v))), ds, typed, stream);
 #endif
-  } else {
-    float lo = 0.f, hi = 255.f;
-    if constexpr (DT == data_type::s32) {
-      lo = s32_lower_bound;
-      hi = s32_upper_bound;
-    } else if constexpr (DT == data_type::s8) {
-      lo = -128.f;
-      hi = 127.f;
-    }
+  } else if constexpr (DT == data_type::s32) {
     const auto is_nan = hn::RebindMask(di, hn::IsNaN(v));
+    const VF clamped = hn::Min(hn::Max(v, hn::Set(df, s32_lower_bound)), hn::Set(df, s32_upper_bound));
+    store_maybe_stream(hn::IfThenZeroElse(is_nan, round_to_i32(clamped)), di, typed, stream);
+  } else {  // s8, u8
+    const float lo = DT == data_type::s8 ? -128.f : 0.f, hi = DT == data_type::s8 ? 127.f : 255.f;
+    const auto is_nan = hn::RebindMask(du, hn::IsNaN(v));
     const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
-    const VI rounded = hn::IfThenZeroElse(is_nan, round_to_i32(clamped));
-    if constexpr (DT == data_type::s32) {
-      store_maybe_stream(rounded, di, typed, stream);
-    } else {
-      store_maybe_stream(hn::DemoteTo(ds, rounded), ds, typed, stream);  // in range: exact
-    }
+    // Adding 1.5 * 2^23 rounds a value this small to an integer (to nearest even, as a
+    // conversion does) in the low bits of the sum, two's complement: its low byte is
+    // the result. Cheaper than a conversion, whose overflow checks cannot fire here.
+    const VU bits = hn::BitCast(du, hn::Add(clamped, hn::Set(df, 12582912.f)));
+    const hn::Rebind<std::uint8_t, DF> d8;
+    store_maybe_stream(hn::BitCast(ds, hn::TruncateTo(d8, hn::IfThenZeroElse(is_nan, bits))), ds, typed, stream);
   }
 }
 
