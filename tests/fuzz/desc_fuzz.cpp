@@ -224,13 +224,15 @@ void run_operations(reader& in, desc d, dim bound) {
       }
       case 5: {  // reshape to the same dims changes nothing
         if (!attempt([&] { next = d.reshape(d.get_dims(), true); })) std::abort();
-        // Unless a unit dim is padded, or blocked (a view of one index of a blocked dim):
-        // as in oneDNN, it then pairs with the innermost unit dim of the output (a {2,1,1}
+        // Unless a unit dim is padded (as in oneDNN) or blocked (a view of one index of a
+        // blocked dim): it then pairs with the innermost unit dim of the output (a {2,1,1}
         // aBc8b becomes padded {2,1,8}); the elements stay where they are.
         bool kept_unit_dim = false;
+        const dims blocks = d.get_blocks();
         for (int i = 0; i < d.get_ndims(); ++i)
-          kept_unit_dim = kept_unit_dim || (d.get_dims()[i] == 1 && (d.get_padded_dims()[i] != 1 || d.get_blocks()[i] > 1));
-        if (kept_unit_dim && !next.is_zero() && !d.has_zero_dim() && d.get_format_kind() == memfmt::format_kind::blocked) {
+          kept_unit_dim = kept_unit_dim || (d.get_dims()[i] == 1 && (d.get_padded_dims()[i] != 1 || blocks[i] > 1));
+        const bool blocked = d.get_format_kind() == memfmt::format_kind::blocked;
+        if (kept_unit_dim && blocked && !next.is_zero() && !d.has_zero_dim()) {
           const dims index = some_index(in, d);
           FUZZ_CHECK(next.offset(index) == d.offset(index), next);
         }
