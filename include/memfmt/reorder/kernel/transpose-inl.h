@@ -215,51 +215,81 @@ struct column_map {
 /// Bytes ahead of a tile's source rows to prefetch when reading from memory.
 inline constexpr dim prefetch_distance = 1024;
 
-/// Whether every one of the W destination rows starts on a cache line.
-template <std::size_t W>
-HWY_INLINE bool lines_aligned(std::byte* const* dst) {
-  std::uintptr_t bits = 0;
-  MEMFMT_UNROLL
-  for (std::size_t k = 0; k < W; ++k) bits |= reinterpret_cast<std::uintptr_t>(dst[k]);
-  return bits % 64 == 0;
-}
-
-/// A whole W x W tile: source rows `src_step` bytes apart, destination row k at dst[k];
-/// unrolled, in registers.
+/// Whether a whole tile's rows can be stored around the caches: rows of a whole line
+/// each, or shorter rows that fill whole lines back to back (x86 only: elsewhere
+/// streaming stores do not pay).
 template <std::size_t kSize, std::size_t W>
-HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* const* dst, bool stream) {
-  VTile<W> r[W];
+inline constexpr bool tile_can_stream =
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+    kSize * W >= 16 && kSize * W <= 64 && (kSize * W * W) % 64 == 0;
+#else
+    false;
+#endif
+
+/// The W source rows of a whole tile, `src_step` bytes apart; with `stream` (from
+/// memory), asks for the rows' lines a little ahead: W streams outrun the hardware
+/// prefetcher.
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void load_tile(VTile<W>* r, const std::byte* src, dim src_step, bool stream) {
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
   if (stream) {
-    // from memory: ask for the rows' lines a little ahead (W streams outrun the hardware prefetcher)
     MEMFMT_UNROLL
     for (std::size_t k = 0; k < W; ++k) hwy::Prefetch(src + static_cast<dim>(k) * src_step + prefetch_distance);
   }
+}
+
+/// Stores the W rows of a transposed tile, row k at row_at(k); around the caches when
+/// `around` (@pre then tile_can_stream and whole aligned lines).
+template <std::size_t kSize, std::size_t W, class RowAt>
+HWY_INLINE void store_tile(const VTile<W>* r, RowAt row_at, bool around) {
+  if constexpr (tile_can_stream<kSize, W>) {
+    if (around) {
+      MEMFMT_UNROLL
+      for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W, true>(r[k], row_at(k));
+      return;
+    }
+  }
+  MEMFMT_UNROLL
+  for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], row_at(k));
+}
+
+/// A whole W x W tile: source rows `src_step` bytes apart, destination row k at dst[k];
+/// unrolled, in registers. With `stream`, rows of whole aligned lines bypass the caches.
+template <std::size_t kSize, std::size_t W>
+HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::byte* const* dst, bool stream) {
+  VTile<W> r[W];
+  load_tile<kSize, W>(r, src, src_step, stream);
   transpose_tile<W>(r);
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-  // whole aligned lines around the cache: rows of a line each, or shorter rows back to
-  // back that fill whole lines between them
-  if constexpr (kSize * W >= 16 && kSize * W <= 64 && (kSize * W * W) % 64 == 0) {
-    bool lines = false;
-    if constexpr (kSize * W == 64) {
-      lines = lines_aligned<W>(dst);
+  bool lines = false;
+  if constexpr (tile_can_stream<kSize, W>) {
+    if (kSize * W == 64) {
+      std::uintptr_t bits = 0;
+      MEMFMT_UNROLL
+      for (std::size_t k = 0; k < W; ++k) bits |= reinterpret_cast<std::uintptr_t>(dst[k]);
+      lines = bits % 64 == 0;
     } else {
       lines = reinterpret_cast<std::uintptr_t>(dst[0]) % 64 == 0;
       MEMFMT_UNROLL
       for (std::size_t k = 1; k < W; ++k) lines = lines && dst[k] == dst[0] + static_cast<dim>(k * kSize * W);
     }
-    if (stream && lines) {
-      MEMFMT_UNROLL
-      for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W, true>(r[k], dst[k]);
-      return;
-    }
   }
-#else
-  (void)stream;
-#endif
-  MEMFMT_UNROLL
-  for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst[k]);
+  store_tile<kSize, W>(r, [dst](std::size_t k) { return dst[k]; }, stream && lines);
+}
+
+/// A whole W x W tile whose destination rows are `dst_step` bytes apart: inlined into
+/// the block's loops, since with 8 or 4 lanes a call and W row pointers per tile cost
+/// about as much as the tile (nchw -> nChw8c in L2 on Zen 4: 50 -> 85 GB/s).
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream) {
+  VTile<W> r[W];
+  load_tile<kSize, W>(r, src, src_step, stream);
+  transpose_tile<W>(r);
+  const auto at = reinterpret_cast<std::uintptr_t>(dst);
+  const bool lines = kSize * W == 64 ? (at | static_cast<std::uintptr_t>(dst_step)) % 64 == 0
+                                     : at % 64 == 0 && dst_step == static_cast<dim>(kSize * W);
+  store_tile<kSize, W>(r, [dst, dst_step](std::size_t k) { return dst + static_cast<dim>(k) * dst_step; },
+                       stream && lines);
 }
 
 /// A tile of `rows` x `cols` elements (each at most W) of kSize bytes: source rows
@@ -317,33 +347,41 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       }
     }
   };
-  const bool one_period = col0 + cols <= cols_at.period;  // rows then step evenly
-  if (one_period && cols_at.inner_stride > src_row && !stream) {
-    // destination rows farther apart than source rows (nhwc -> nchw) in cache: tiles go
-    // down a strip of W destination rows, so W store streams advance line by line. From
-    // memory, the source order below is faster (nhwc -> nchw 256 MiB: 44 -> 59 % of
-    // memcpy on one thread, 53 -> 91 % on two): a strip reads one line of each source
-    // row, so a block's source comes from memory once per strip.
-    for (dim i = 0; i < cols; i += w) {
-      place(i, 0);
-      for (dim j = 0; j < rows; j += w) {
-        transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, rows - j < w ? rows - j : w,
-                                      cols - i < w ? cols - i : w, stream);
-        MEMFMT_UNROLL
-        for (std::size_t k = 0; k < W; ++k) at[k] += w * dim{kSize};
+  const dim row_w = cols_at.inner_stride * dim{kSize};  // bytes between destination rows
+  if (col0 + cols <= cols_at.period) {
+    // one period: destination rows step evenly
+    std::byte* const first = dst + col0 * row_w;
+    const auto tile = [&](dim j, dim i) {  // source rows j.., columns i..
+      const std::byte* from = src + (j * src_row + i) * dim{kSize};
+      std::byte* to = first + i * row_w + j * dim{kSize};
+      if (rows - j >= w && cols - i >= w) {
+        transpose_tile_even<kSize, W>(from, src_step, to, row_w, stream);
+        return;
       }
+      MEMFMT_UNROLL
+      for (std::size_t k = 0; k < W; ++k) at[k] = to + static_cast<dim>(k) * row_w;
+      transpose_tile_part<kSize, W>(from, src_step, at, rows - j < w ? rows - j : w, cols - i < w ? cols - i : w,
+                                    stream);
+    };
+    if (cols_at.inner_stride > src_row && !stream) {
+      // destination rows farther apart than source rows (nhwc -> nchw) in cache: tiles go
+      // down a strip of W destination rows, so W store streams advance line by line. From
+      // memory, the source order below is faster (nhwc -> nchw 256 MiB: 44 -> 59 % of
+      // memcpy on one thread, 53 -> 91 % on two): a strip reads one line of each source
+      // row, so a block's source comes from memory once per strip.
+      for (dim i = 0; i < cols; i += w)
+        for (dim j = 0; j < rows; j += w) tile(j, i);
+    } else {
+      for (dim j = 0; j < rows; j += w)
+        for (dim i = 0; i < cols; i += w) tile(j, i);
     }
     return;
   }
   for (dim j = 0; j < rows; j += w) {
-    const dim r = rows - j < w ? rows - j : w;
-    if (one_period) place(0, j);
     for (dim i = 0; i < cols; i += w) {
-      if (!one_period) place(i, j);
-      transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, r, cols - i < w ? cols - i : w,
-                                    stream);
-      if (one_period)
-        for (std::size_t k = 0; k < W; ++k) at[k] += w * cols_at.inner_stride * dim{kSize};
+      place(i, j);
+      transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, rows - j < w ? rows - j : w,
+                                    cols - i < w ? cols - i : w, stream);
     }
   }
 }
