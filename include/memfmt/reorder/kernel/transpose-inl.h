@@ -279,7 +279,7 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
 
 /// A whole W x W tile whose destination rows are `dst_step` bytes apart: inlined into
 /// the block's loops, since with 8 or 4 lanes a call and W row pointers per tile cost
-/// about as much as the tile (nchw -> nChw8c in L2 on Zen 4: 50 -> 85 GB/s).
+/// about as much as the tile (nchw -> nChw8c in L2 on Zen 4: 50 -> 79 GB/s).
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream) {
   VTile<W> r[W];
