@@ -358,8 +358,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         transpose_tile_even<kSize, W>(from, src_step, to, row_w, stream);
         return;
       }
-      MEMFMT_UNROLL
-      for (std::size_t k = 0; k < W; ++k) at[k] = to + static_cast<dim>(k) * row_w;
+      place(i, j);
       transpose_tile_part<kSize, W>(from, src_step, at, rows - j < w ? rows - j : w, cols - i < w ? cols - i : w,
                                     stream);
     };
