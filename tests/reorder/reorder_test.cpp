@@ -245,7 +245,7 @@ TEST_CASE("plans whose kernels own three or more loops", "[reorder][plan]") {
     }
 }
 
-TEST_CASE("channel blocks of many pixels: whole-line rows in source order, shorter rows in tiles",
+TEST_CASE("channel blocks of many pixels: the blocks inside the pixels, unless rows are short and blocks many",
           "[reorder][plan]") {
   // nhwc -> nChw{8,16}c over 48 x 48 pixels (more than a tile): the copy's rows are a
   // channel block of one pixel; K walks the blocks, J the pixels
@@ -267,23 +267,36 @@ TEST_CASE("channel blocks of many pixels: whole-line rows in source order, short
     check(src, dst);
   }
   for (const auto& [type, tag, block] : {std::tuple{data_type::f32, "nChw8c", dim{8}}, std::tuple{data_type::bf16, "nChw16c", dim{16}}}) {
-    // rows of 32 bytes: tiles of pixels, the blocks inside a tile
+    // rows of 32 bytes, few blocks: tiles of pixels, the blocks inside each pixel, all
+    // three owned by the kernel (it fills a line of each block's plane from two pixels)
     const desc src(shape, data_type::f32, "nhwc"), dst(shape, type, tag);
     const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
     CHECK(n.loops[n.nloops - 1].extent == block);
-    CHECK(n.loops[n.nloops - 2].dst_stride == block);  // a tile of pixels
+    CHECK(n.loops[n.nloops - 2].dst_stride == block * pixels);  // K inside
+    CHECK(n.loops[n.nloops - 3].dst_stride == block);           // a tile of pixels around it
+    CHECK(n.loops[n.nloops - 3].extent < pixels);
+    CHECK(n.owned_loops() == 3);
+    check(src, dst);
+  }
+  {
+    // rows of 32 bytes, as many blocks as the kernel would not own: K passes over tiles
+    const dims wide{1, 8 * memfmt::detail::nest::few_rows, 48, 48};
+    const desc src(wide, data_type::f32, "nhwc"), dst(wide, data_type::f32, "nChw8c");
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
+    CHECK(n.loops[n.nloops - 1].extent == 8);
+    CHECK(n.loops[n.nloops - 2].dst_stride == 8);  // a tile of pixels
     CHECK(n.loops[n.nloops - 2].extent < pixels);
-    CHECK(n.loops[n.nloops - 3].dst_stride == block * pixels);  // K around the tile
+    CHECK(n.loops[n.nloops - 3].dst_stride == 8 * pixels);  // K around the tile
     check(src, dst);
   }
   // few pixels (a tile's worth, in cache): rows of one line still go in source order, a
-  // whole source row at a time; rows of several lines keep K outside
+  // whole source row at a time; shorter rows too; rows of several lines keep K outside
   const dims few{1, 64, 8, 8};
-  {
-    const desc src(few, data_type::f32, "nhwc"), dst(few, data_type::f32, "nChw16c");
+  for (const auto& [tag, block] : {std::pair{"nChw16c", dim{16}}, std::pair{"nChw8c", dim{8}}}) {
+    const desc src(few, data_type::f32, "nhwc"), dst(few, data_type::f32, tag);
     const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
-    CHECK(n.loops[n.nloops - 1].extent == 16);
-    CHECK(n.loops[n.nloops - 2].dst_stride == 16 * 64);  // K inside
+    CHECK(n.loops[n.nloops - 1].extent == block);
+    CHECK(n.loops[n.nloops - 2].dst_stride == block * 64);  // K inside
     check(src, dst);
   }
   {
@@ -293,6 +306,17 @@ TEST_CASE("channel blocks of many pixels: whole-line rows in source order, short
     CHECK(n.loops[n.nloops - 1].extent == 64);
     CHECK(n.loops[n.nloops - 2].src_stride == 256);  // the rows of a, then the blocks of b
     check(a, b);
+  }
+  {
+    // nChw16c -> nChw8c: each 16-channel row of the source is two rows of the destination,
+    // both taken while the row is read
+    const desc src(shape, data_type::f32, "nChw16c"), dst(shape, data_type::f32, "nChw8c");
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
+    CHECK(n.loops[n.nloops - 1].extent == 8);
+    CHECK(n.loops[n.nloops - 2].extent == 2);
+    CHECK(n.loops[n.nloops - 2].src_stride == 8);
+    CHECK(n.owned_loops() == 3);
+    check(src, dst);
   }
 }
 

@@ -198,12 +198,19 @@ inline int interleave_block(const loop* loops, int count) {
 
 /// Short rows whose loop J is long while the loop K around it steps within J's
 /// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel).
-/// Rows of whole cache lines: K moves inside J, so the source is read in order and
-/// each of K's destination streams gets whole lines (from memory, twice as fast as
-/// K passes over the source; in cache, only rows of one line, which the kernel then
-/// moves a whole source row at a time). Shorter rows: J is cut into tiles and K runs
-/// inside a tile, so each tile of the source is read from cache K times rather than
-/// from memory (K's streams would get partial lines).
+/// - Rows of whole cache lines: K moves inside J, so the source is read in order and
+///   each of K's destination streams gets whole lines (from memory, twice as fast as
+///   K passes over the source; in cache, only rows of one line, which the kernel then
+///   moves a whole source row at a time).
+/// - Rows that pack into lines (64 / row bytes per line), with few streams (K owned by
+///   the kernel): K moves inside J too, and the kernel fills a line of every stream from
+///   a few consecutive source rows (nChw16c -> nChw8c, nhwc -> nChw8c: each source line
+///   is read once; K passes over a tile read it K times, from L2 at best).
+/// - Other short rows: K passes over tiles of J, so each tile of the source is read from
+///   cache K times rather than from memory (K's streams would get partial lines).
+/// Long J is cut into tiles in the last two cases, (..., J / tile, tile, K, row) and
+/// (..., J / tile, K, tile, row), so that a copy of the rest of the same source rows can
+/// run tile by tile with this one (fuse_tiled_copies).
 /// @pre n.kind == copy, loops ordered by dst stride; `dst_bytes`: the size of a dst element
 inline void tile_rows(nest& n, dim dst_bytes) {
   constexpr dim tile_min = 128, tile_max = 1024;
@@ -211,7 +218,8 @@ inline void tile_rows(nest& n, dim dst_bytes) {
   const loop J = n.loops[n.nloops - 2], K = n.loops[n.nloops - 3];
   if (K.src_stride >= J.src_stride) return;
   const dim row_bytes = n.loops[n.nloops - 1].extent * dst_bytes;
-  if (row_bytes % 64 == 0 && (J.extent > tile_max || row_bytes == 64)) {
+  const bool across = 64 % row_bytes == 0 && K.extent < nest::few_rows;  // K inside, owned by the kernel
+  if ((row_bytes % 64 == 0 && (J.extent > tile_max || row_bytes == 64)) || (across && J.extent <= tile_max)) {
     n.loops[n.nloops - 3] = J;
     n.loops[n.nloops - 2] = K;
     return;
@@ -225,13 +233,20 @@ inline void tile_rows(nest& n, dim dst_bytes) {
       tile *= f;
       rest /= f;
     }
-  if (tile < tile_min) return;
+  if (tile < tile_min) {
+    if (across) {
+      n.loops[n.nloops - 3] = J;
+      n.loops[n.nloops - 2] = K;
+    }
+    return;
+  }
   const dim q = J.extent / tile;
-  // ..., K, J, row  ->  ..., J / tile, K, tile, row
-  const loop row = n.loops[n.nloops - 1];
-  n.loops[n.nloops - 3] = loop{q, J.src_stride * tile, J.dst_stride * tile, J.scale_stride * tile};
-  n.loops[n.nloops - 2] = K;
-  n.loops[n.nloops - 1] = loop{tile, J.src_stride, J.dst_stride, J.scale_stride};
+  // ..., K, J, row  ->  ..., J / tile, tile, K, row (across) or ..., J / tile, K, tile, row
+  const loop row = n.loops[n.nloops - 1], tiles{q, J.src_stride * tile, J.dst_stride * tile, J.scale_stride * tile},
+             one_tile{tile, J.src_stride, J.dst_stride, J.scale_stride};
+  n.loops[n.nloops - 3] = tiles;
+  n.loops[n.nloops - 2] = across ? one_tile : K;
+  n.loops[n.nloops - 1] = across ? K : one_tile;
   n.loops[n.nloops] = row;
   ++n.nloops;
 }
@@ -450,19 +465,23 @@ inline void merge_zero_tails(std::vector<placed_nest>& nests) {
 }
 
 /// Copies that read the same source rows run tile by tile together. tile_rows cut the
-/// long loop J of a copy into tiles (..., J / tile, K, tile, row) so that K's passes over
-/// a tile's source rows hit the cache. Another copy of the rest of those rows (...,
-/// J, row': the last, partial channel block of nhwc -> nChw8c with 71 channels) would
-/// read each row from memory once more; it gets the same tiles and runs each of its
-/// tiles right after the first copy's (see placed_nest::fused_loops).
+/// long loop J of a copy into tiles, (..., J / tile, tile, K, row) or (..., J / tile, K,
+/// tile, row), so that a tile's source rows stay in cache while K's rows are taken from
+/// them. Another copy of the rest of those rows (..., J, row': the last, partial channel
+/// block of nhwc -> nChw8c with 71 channels) would read each row from memory once more;
+/// it gets the same tiles and runs each of its tiles right after the first copy's (see
+/// placed_nest::fused_loops).
 /// @post the nests visit the same elements with the same offsets
 inline void fuse_tiled_copies(std::vector<placed_nest>& nests) {
   for (std::size_t m = 0; m < nests.size(); ++m) {
     const nest& tiled = nests[m].loops;
-    if (tiled.kind != kernel_kind::copy || tiled.nloops < 4 || tiled.owned_loops() != 2) continue;
+    if (tiled.kind != kernel_kind::copy || tiled.nloops < 4) continue;
     if (nests[m].fused_loops != 0 || (m + 1 < nests.size() && nests[m + 1].fused_loops != 0)) continue;
     const int q = tiled.nloops - 4;  // the loop of tiles
-    const loop tiles = tiled.loops[q], K = tiled.loops[q + 1], tile = tiled.loops[q + 2];
+    // K inside the tile when the kernel owns it (tile_rows' two shapes)
+    const bool across = tiled.owned_loops() == 3;
+    if (tiled.owned_loops() != 2 && !across) continue;
+    const loop tiles = tiled.loops[q], K = tiled.loops[across ? q + 2 : q + 1], tile = tiled.loops[across ? q + 1 : q + 2];
     if (tiles.src_stride != tile.src_stride * tile.extent || tiles.dst_stride != tile.dst_stride * tile.extent ||
         tiles.scale_stride != tile.scale_stride * tile.extent || K.src_stride >= tile.src_stride)
       continue;

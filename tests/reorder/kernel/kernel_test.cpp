@@ -281,6 +281,55 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
   check_cases(cases);
 }
 
+TEST_CASE("copies of short rows back to back along the outer loop, a run per inner row (the channel blocks "
+          "of each pixel), at every alignment, streamed or not, on every target equal the reference",
+          "[kernel]") {
+  // Loops (pixels, blocks, row) as tile_rows makes them for nhwc -> nChw8c: the rows of
+  // a pixel are side by side in the source (after them, the pixel's other channels); in
+  // the destination, each block's rows are a run of their own (a plane). The kernel fills
+  // a line of every run from a few pixels; each run's rows before its first whole line
+  // and after its last go through the cache, and the runs start at every offset within
+  // a line. Conversions walk the same nests row by row, each run in turn. With few_rows
+  // blocks or more, the kernel owns only the blocks and their rows.
+  std::mt19937_64 rng(21);
+  std::vector<test_case> cases;
+  const std::pair<data_type, data_type> pairs[] = {
+      {data_type::f32, data_type::f32}, {data_type::bf16, data_type::bf16}, {data_type::s8, data_type::s8},
+      {data_type::f32, data_type::bf16}, {data_type::f32, data_type::s8}, {data_type::u8, data_type::f32}};
+  for (const auto& [from, to] : pairs) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(to));
+    const bool plain = from == to;
+    for (const dim row_bytes : {4, 8, 16, 32}) {
+      const dim row = row_bytes / size;
+      if (row == 0) continue;
+      for (int k = 0; k < 12; ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::copy;
+        n.cvt = memfmt::detail::conversion{from, to};
+        if (!plain) n.cvt.alpha = 0.75f;
+        n.stream_stores = k % 2 == 0;
+        const dim blocks = k == 11 ? memfmt::detail::nest::few_rows + static_cast<dim>(rng() % 3) : 2 + static_cast<dim>(rng() % 14);
+        const dim pixels = 1 + static_cast<dim>(rng() % 70);
+        const dim src_pixel = blocks * row + static_cast<dim>(rng() % 3) * static_cast<dim>(rng() % 8);
+        // planes whole rows apart (every run starts at a row boundary of a line), or not
+        const dim gap = k % 4 == 3 ? 1 + static_cast<dim>(rng() % 5) : row * static_cast<dim>(rng() % 5);
+        const dim plane = pixels * row + gap;
+        n.nloops = 3;
+        n.loops[0] = loop{pixels, src_pixel, row, 0};
+        n.loops[1] = loop{blocks, row, plane, 0};
+        n.loops[2] = loop{row, 1, 1, 0};
+        tc.src.resize(static_cast<std::size_t>(pixels * src_pixel) * memfmt::data_type_size(from));
+        fill_random(tc.src, from, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(blocks * plane * size));
+        fill_random(tc.dst_init, to, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[kernel]") {
   // The plan should never do this; the kernels fall back to strided rows.
   std::mt19937_64 rng(5);

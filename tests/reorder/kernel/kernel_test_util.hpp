@@ -286,8 +286,7 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
         break;
       }
       case 2: {  // per element, in some order and odd strides
-        std::vector<int> order(extents.size());
-        std::iota(order.begin(), order.end(), 0);
+        std::vector<int> order = src_order;  // every loop once
         std::shuffle(order.begin(), order.end(), rng);
         scale_elems = assign_strides(extents, order, 1 + static_cast<dim>(rng() % 3), rng, scale_strides);
         break;

@@ -130,6 +130,45 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
   }
 }
 
+/// The most runs move_across_runs fills at once (the kernel owns fewer streams than this).
+inline constexpr dim max_runs = nest::few_rows;
+
+/// Moves the rows of `w` when they lie back to back along its outer loop, one run of
+/// them for each inner row (nhwc -> nChw8c with the channel blocks inside the pixels:
+/// the runs are the blocks' planes): 64 / B outer rows at a time, so the source is read
+/// once, in order, and every run gets whole aligned lines (streamed with `Streaming`).
+/// The rows before a run's first whole line and after its last go through the cache.
+/// @pre w.dst_outer == B; dst and w.dst_inner are multiples of B; w.inner <= max_runs
+template <std::size_t B, bool Streaming>
+HWY_INLINE void move_across_runs(const std::byte* src, std::byte* dst, const row_walk& w) {
+  constexpr dim per_line = 64 / static_cast<dim>(B);
+  const std::byte* first_src[max_runs];  // each run's first row of a whole line
+  std::byte* first_dst[max_runs];
+  dim lead[max_runs];
+  dim lines = w.outer / per_line;  // the whole lines every run gets
+  for (dim k = 0; k < w.inner; ++k) {
+    const std::byte* s = src + k * w.src_inner;
+    std::byte* d = dst + k * w.dst_inner;
+    const auto misaligned = static_cast<dim>(reinterpret_cast<std::uintptr_t>(d) % 64);
+    lead[k] = misaligned == 0 ? 0 : (64 - misaligned) / static_cast<dim>(B);
+    if (lead[k] > w.outer) lead[k] = w.outer;
+    if ((w.outer - lead[k]) / per_line < lines) lines = (w.outer - lead[k]) / per_line;
+    for (dim j = 0; j < lead[k]; ++j, s += w.src_outer, d += B) move_rows<B, 1, false>(s, 0, d, 0);
+    first_src[k] = s;
+    first_dst[k] = d;
+  }
+  const dim line_src = per_line * w.src_outer;
+  for (dim l = 0; l < lines; ++l)
+    for (dim k = 0; k < w.inner; ++k)
+      move_rows<B, per_line, Streaming>(first_src[k] + l * line_src, w.src_outer, first_dst[k] + l * 64, B);
+  for (dim k = 0; k < w.inner; ++k) {
+    const std::byte* s = first_src[k] + lines * line_src;
+    std::byte* d = first_dst[k] + lines * 64;
+    for (dim j = lead[k] + lines * per_line; j < w.outer; ++j, s += w.src_outer, d += B)
+      move_rows<B, 1, false>(s, 0, d, 0);
+  }
+}
+
 /// Copies the rows of `w`, B bytes each (a compile-time size: the copy is a few
 /// vector moves). With `stream`, whole aligned cache lines (rows of whole lines, or
 /// shorter rows back to back) bypass the caches.
@@ -149,12 +188,23 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
       return;
     }
   } else if constexpr (64 % B == 0) {
+    constexpr dim per_line = 64 / static_cast<dim>(B);
+    // rows back to back along the outer loop, a run of them per inner row (tile_rows puts
+    // the channel blocks of a pixel inside the pixels)
+    if (w.dst_outer == static_cast<dim>(B) && w.outer >= per_line && w.inner > 1 && w.inner <= max_runs &&
+        reinterpret_cast<std::uintptr_t>(dst) % B == 0 && w.dst_inner % static_cast<dim>(B) == 0) {
+      if (can_stream && stream) {
+        move_across_runs<B, can_stream>(src, dst, w);
+      } else {
+        move_across_runs<B, false>(src, dst, w);
+      }
+      return;
+    }
     // shorter rows back to back: moved a whole aligned line at a time (its rows in one
     // step, which keeps streaming stores' lines whole: twice as fast from memory as a
     // row per step), the partial lines at both ends of each run through the cache
     if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
         w.dst_outer % static_cast<dim>(B) == 0) {
-      constexpr dim per_line = 64 / static_cast<dim>(B);
       const auto streamed = [&](auto&& f) {
         if (can_stream && stream) {
           f(std::bool_constant<can_stream>{});
@@ -294,11 +344,17 @@ struct copy_kernel {
         return;
       }
     }
-    for (dim k = 0; k < K.extent; ++k) {
-      for (dim j = 0; j < J.extent; ++j) {
-        const dim s_off = k * K.src_stride + j * J.src_stride, d_off = k * K.dst_stride + j * J.dst_stride;
+    // converted rows in destination order (runs of rows back to back, whose stores may
+    // stream), whichever of K and J holds them
+    const bool k_inside = K.dst_stride < J.dst_stride;
+    const loop& outer = k_inside ? J : K;
+    const loop& inside = k_inside ? K : J;
+    for (dim k = 0; k < outer.extent; ++k) {
+      for (dim j = 0; j < inside.extent; ++j) {
+        const dim s_off = k * outer.src_stride + j * inside.src_stride, d_off = k * outer.dst_stride + j * inside.dst_stride;
         row(src + s_off * ssz, dst + d_off * dsz,
-            scales != nullptr ? scales + k * K.scale_stride + j * J.scale_stride : nullptr, I.scale_stride, I.extent);
+            scales != nullptr ? scales + k * outer.scale_stride + j * inside.scale_stride : nullptr, I.scale_stride,
+            I.extent);
       }
     }
   }
