@@ -279,6 +279,17 @@ TEST_CASE("channel blocks of many pixels: the blocks inside the pixels, unless r
     check(src, dst);
   }
   {
+    // rows of 32 bytes, more than a tile of pixels but no tile that divides them (127 x 127):
+    // K stays outside, where threads can share it out
+    const dims odd{1, 32, 127, 127};
+    const desc src(odd, data_type::f32, "nhwc"), dst(odd, data_type::f32, "nChw8c");
+    const memfmt::detail::nest n = copy_nest(memfmt::reorder(src, dst));
+    CHECK(n.loops[n.nloops - 1].extent == 8);
+    CHECK(n.loops[n.nloops - 2].dst_stride == 8);  // the pixels
+    CHECK(n.loops[n.nloops - 3].dst_stride == 8 * 127 * 127);  // K around them
+    check(src, dst);
+  }
+  {
     // rows of 32 bytes, as many blocks as the kernel would not own: K passes over tiles
     const dims wide{1, 8 * memfmt::detail::nest::few_rows, 48, 48};
     const desc src(wide, data_type::f32, "nhwc"), dst(wide, data_type::f32, "nChw8c");
@@ -326,8 +337,10 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
   // in tiles of pixels; the last block's copy reads the same pixels, so it takes the same
   // tiles and runs fused with it. Checked by value for several thread counts and for a
   // caller's parallel_for that cuts the shared tiles into uneven chunks.
-  for (const dim channels : {19, 31, 71}) {
-    const dims shape{12, channels, 48, 48};  // 12 x 3 tiles: enough to share among threads
+  // (131 channels: 16 full blocks, more than the kernel owns, so they pass over the tiles)
+  for (const dim channels : {19, 31, 71, 131}) {
+    // 12 (4) images x 4 tiles: enough to share among threads
+    const dims shape{channels > 100 ? 4 : 12, channels, 48, 48};
     for (const data_type type : {data_type::f32, data_type::bf16}) {
       INFO(channels << " channels, " << memfmt::to_string(type));
       const desc src(shape, data_type::f32, "nhwc"), dst(shape, type, "nChw8c");

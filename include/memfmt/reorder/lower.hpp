@@ -208,9 +208,10 @@ inline int interleave_block(const loop* loops, int count) {
 ///   is read once; K passes over a tile read it K times, from L2 at best).
 /// - Other short rows: K passes over tiles of J, so each tile of the source is read from
 ///   cache K times rather than from memory (K's streams would get partial lines).
-/// Long J is cut into tiles in the last two cases, (..., J / tile, tile, K, row) and
-/// (..., J / tile, K, tile, row), so that a copy of the rest of the same source rows can
-/// run tile by tile with this one (fuse_tiled_copies).
+/// In the last two cases, J longer than tile_max is cut into tiles, (..., J / tile, tile,
+/// K, row) and (..., J / tile, K, tile, row), so that a copy of the rest of the same
+/// source rows can run tile by tile with this one (fuse_tiled_copies). When J has no
+/// divisor from tile_min to tile_max, K stays outside J.
 /// @pre n.kind == copy, loops ordered by dst stride; `dst_bytes`: the size of a dst element
 inline void tile_rows(nest& n, dim dst_bytes) {
   constexpr dim tile_min = 128, tile_max = 1024;
@@ -218,7 +219,8 @@ inline void tile_rows(nest& n, dim dst_bytes) {
   const loop J = n.loops[n.nloops - 2], K = n.loops[n.nloops - 3];
   if (K.src_stride >= J.src_stride) return;
   const dim row_bytes = n.loops[n.nloops - 1].extent * dst_bytes;
-  const bool across = 64 % row_bytes == 0 && K.extent < nest::few_rows;  // K inside, owned by the kernel
+  // K inside, owned by the kernel, which has fixed-size moves for rows of 4 to 32 bytes
+  const bool across = row_bytes >= 4 && 64 % row_bytes == 0 && K.extent < nest::few_rows;
   if ((row_bytes % 64 == 0 && (J.extent > tile_max || row_bytes == 64)) || (across && J.extent <= tile_max)) {
     n.loops[n.nloops - 3] = J;
     n.loops[n.nloops - 2] = K;
@@ -233,13 +235,7 @@ inline void tile_rows(nest& n, dim dst_bytes) {
       tile *= f;
       rest /= f;
     }
-  if (tile < tile_min) {
-    if (across) {
-      n.loops[n.nloops - 3] = J;
-      n.loops[n.nloops - 2] = K;
-    }
-    return;
-  }
+  if (tile < tile_min) return;  // (K stays outside: with no tiles, threads share out K)
   const dim q = J.extent / tile;
   // ..., K, J, row  ->  ..., J / tile, tile, K, row (across) or ..., J / tile, K, tile, row
   const loop row = n.loops[n.nloops - 1], tiles{q, J.src_stride * tile, J.dst_stride * tile, J.scale_stride * tile},
@@ -482,7 +478,9 @@ inline void fuse_tiled_copies(std::vector<placed_nest>& nests) {
     const bool across = tiled.owned_loops() == 3;
     if (tiled.owned_loops() != 2 && !across) continue;
     const loop tiles = tiled.loops[q], K = tiled.loops[across ? q + 2 : q + 1], tile = tiled.loops[across ? q + 1 : q + 2];
-    if (tiles.src_stride != tile.src_stride * tile.extent || tiles.dst_stride != tile.dst_stride * tile.extent ||
+    // (a fused copy's tile loop must stay an owned loop of its own: tiles of few_rows or more)
+    if (tile.extent < nest::few_rows || tiles.src_stride != tile.src_stride * tile.extent ||
+        tiles.dst_stride != tile.dst_stride * tile.extent ||
         tiles.scale_stride != tile.scale_stride * tile.extent || K.src_stride >= tile.src_stride)
       continue;
     for (std::size_t b = 0; b < nests.size(); ++b) {

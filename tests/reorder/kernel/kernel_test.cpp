@@ -284,7 +284,7 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
 TEST_CASE("copies of short rows back to back along the outer loop, a run per inner row (the channel blocks "
           "of each pixel), at every alignment, streamed or not, on every target equal the reference",
           "[kernel]") {
-  // Loops (pixels, blocks, row) as tile_rows makes them for nhwc -> nChw8c: the rows of
+  // Loops (images, pixels, blocks, row) as tile_rows makes them for nhwc -> nChw8c: the rows of
   // a pixel are side by side in the source (after them, the pixel's other channels); in
   // the destination, each block's rows are a run of their own (a plane). The kernel fills
   // a line of every run from a few pixels; each run's rows before its first whole line
@@ -315,13 +315,17 @@ TEST_CASE("copies of short rows back to back along the outer loop, a run per inn
         // planes whole rows apart (every run starts at a row boundary of a line), or not
         const dim gap = k % 4 == 3 ? 1 + static_cast<dim>(rng() % 5) : row * static_cast<dim>(rng() % 5);
         const dim plane = pixels * row + gap;
-        n.nloops = 3;
-        n.loops[0] = loop{pixels, src_pixel, row, 0};
-        n.loops[1] = loop{blocks, row, plane, 0};
-        n.loops[2] = loop{row, 1, 1, 0};
-        tc.src.resize(static_cast<std::size_t>(pixels * src_pixel) * memfmt::data_type_size(from));
+        // images around them, the next one 16 bytes further on in the line than the last
+        // (whatever the buffer's own alignment, rows of 32 bytes meet both cases)
+        const dim images = 1 + static_cast<dim>(rng() % 3), image = blocks * plane + 16 / size;
+        n.nloops = 4;
+        n.loops[0] = loop{images, pixels * src_pixel, image, 0};
+        n.loops[1] = loop{pixels, src_pixel, row, 0};
+        n.loops[2] = loop{blocks, row, plane, 0};
+        n.loops[3] = loop{row, 1, 1, 0};
+        tc.src.resize(static_cast<std::size_t>(images * pixels * src_pixel) * memfmt::data_type_size(from));
         fill_random(tc.src, from, rng);
-        tc.dst_init.resize(static_cast<std::size_t>(blocks * plane * size));
+        tc.dst_init.resize(static_cast<std::size_t>(images * image * size));
         fill_random(tc.dst_init, to, rng);
         cases.push_back(std::move(tc));
       }

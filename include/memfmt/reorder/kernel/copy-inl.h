@@ -344,9 +344,10 @@ struct copy_kernel {
         return;
       }
     }
-    // converted rows in destination order (runs of rows back to back, whose stores may
-    // stream), whichever of K and J holds them
-    const bool k_inside = K.dst_stride < J.dst_stride;
+    // converted rows shorter than a line go in destination order, run by run, also when
+    // tile_rows put the loop of runs inside (partial lines of a run stay together, for
+    // the cache and for streaming stores); longer rows in source order
+    const bool k_inside = K.dst_stride < J.dst_stride && I.extent * dsz < 64;
     const loop& outer = k_inside ? J : K;
     const loop& inside = k_inside ? K : J;
     for (dim k = 0; k < outer.extent; ++k) {
