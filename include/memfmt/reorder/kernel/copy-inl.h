@@ -130,6 +130,13 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
   }
 }
 
+/// Rows of B bytes from `d` (a multiple of B) to the next cache line boundary.
+template <std::size_t B>
+HWY_INLINE dim rows_to_line(const std::byte* d) {
+  const auto misaligned = static_cast<dim>(reinterpret_cast<std::uintptr_t>(d) % 64);
+  return misaligned == 0 ? 0 : (64 - misaligned) / static_cast<dim>(B);
+}
+
 /// The most runs move_across_runs fills at once (the kernel owns fewer streams than this).
 inline constexpr dim max_runs = nest::few_rows;
 
@@ -149,8 +156,7 @@ HWY_INLINE void move_across_runs(const std::byte* src, std::byte* dst, const row
   for (dim k = 0; k < w.inner; ++k) {
     const std::byte* s = src + k * w.src_inner;
     std::byte* d = dst + k * w.dst_inner;
-    const auto misaligned = static_cast<dim>(reinterpret_cast<std::uintptr_t>(d) % 64);
-    lead[k] = misaligned == 0 ? 0 : (64 - misaligned) / static_cast<dim>(B);
+    lead[k] = rows_to_line<B>(d);
     if (lead[k] > w.outer) lead[k] = w.outer;
     if ((w.outer - lead[k]) / per_line < lines) lines = (w.outer - lead[k]) / per_line;
     for (dim j = 0; j < lead[k]; ++j, s += w.src_outer, d += B) move_rows<B, 1, false>(s, 0, d, 0);
@@ -189,15 +195,18 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     }
   } else if constexpr (64 % B == 0) {
     constexpr dim per_line = 64 / static_cast<dim>(B);
+    const auto streamed = [&](auto&& f) {
+      if (can_stream && stream) {
+        f(std::bool_constant<can_stream>{});
+      } else {
+        f(std::false_type{});
+      }
+    };
     // rows back to back along the outer loop, a run of them per inner row (tile_rows puts
     // the channel blocks of a pixel inside the pixels)
     if (w.dst_outer == static_cast<dim>(B) && w.outer >= per_line && w.inner > 1 && w.inner <= max_runs &&
         reinterpret_cast<std::uintptr_t>(dst) % B == 0 && w.dst_inner % static_cast<dim>(B) == 0) {
-      if (can_stream && stream) {
-        move_across_runs<B, can_stream>(src, dst, w);
-      } else {
-        move_across_runs<B, false>(src, dst, w);
-      }
+      streamed([&](auto streaming) { move_across_runs<B, decltype(streaming)::value>(src, dst, w); });
       return;
     }
     // shorter rows back to back: moved a whole aligned line at a time (its rows in one
@@ -205,13 +214,6 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     // row per step), the partial lines at both ends of each run through the cache
     if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
         w.dst_outer % static_cast<dim>(B) == 0) {
-      const auto streamed = [&](auto&& f) {
-        if (can_stream && stream) {
-          f(std::bool_constant<can_stream>{});
-        } else {
-          f(std::false_type{});
-        }
-      };
       if (w.inner == per_line && w.dst_outer == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
         // one whole line per outer step (nChw8c -> nChw16c): no ends to look for
         streamed([&](auto streaming) {
@@ -221,8 +223,7 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
         return;
       }
       for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
-        const auto misaligned = static_cast<dim>(reinterpret_cast<std::uintptr_t>(dst) % 64);
-        dim lead = misaligned == 0 ? 0 : (64 - misaligned) / static_cast<dim>(B);
+        dim lead = rows_to_line<B>(dst);
         if (lead > w.inner) lead = w.inner;
         const dim whole = (w.inner - lead) / per_line;
         const std::byte* s = src;
