@@ -240,6 +240,46 @@ TEST_CASE("transposes with a small packed side (nchw <-> nhwc, nChw8c, ...) on e
   check_cases(cases);
 }
 
+TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked tiles fill whole lines) on every "
+          "target equal the reference",
+          "[kernel]") {
+  // Destination rows a multiple of a line apart (nhwc -> nchw, nchw -> nhwc with 16 or 64
+  // channels): streamed, tiles go in stacks along the source rows so that each
+  // destination row of a stack is one whole line. Source rows of every count (stacks
+  // and a remainder), columns with a remainder, and images 16 bytes apart in the line,
+  // so that some start on a line whatever the buffer's own alignment.
+  std::mt19937_64 rng(22);
+  std::vector<test_case> cases;
+  for (const data_type from : all_types) {
+    for (const data_type to : all_types) {
+      const auto size = static_cast<dim>(memfmt::data_type_size(to));
+      for (int k = 0; k < 4; ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::transpose;
+        n.cvt = memfmt::detail::conversion{from, to};
+        if (from != to) n.cvt.alpha = 0.75f;
+        n.stream_stores = k != 3;
+        const dim rows = 1 + static_cast<dim>(rng() % 100), cols = 1 + static_cast<dim>(rng() % 40);
+        const dim src_row = cols + static_cast<dim>(rng() % 3);
+        const dim line = 64 / size;  // destination rows a whole number of lines apart
+        const dim dst_row = (rows + line - 1) / line * line + (k == 2 ? line : 0);
+        const dim images = 4, image = cols * dst_row + 16 / size;
+        n.nloops = 3;
+        n.loops[0] = loop{images, rows * src_row, image, 0};
+        n.loops[1] = loop{rows, src_row, 1, 0};
+        n.loops[2] = loop{cols, 1, dst_row, 0};
+        tc.src.resize(static_cast<std::size_t>(images * rows * src_row) * memfmt::data_type_size(from));
+        fill_random(tc.src, from, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(images * image * size));
+        fill_random(tc.dst_init, to, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
           "streamed or not, on every target equal the reference",
           "[kernel]") {
