@@ -293,32 +293,45 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
 }
 
 /// Tiles stacked along the source rows whose destination rows, side by side, fill one
-/// cache line: 2 on AVX2 and 4 on SSE4 for 32-bit elements. From memory, only whole
-/// lines stream: a tile row of half a line would leave the other half to a second
-/// write-combining pass, or, kept in cache, cost a read of the line first (nhwc -> nchw
-/// 256 MiB with 8-lane tiles on Zen 3: TODO).
+/// cache line: 2 on AVX2 and 4 on SSE4 for 32-bit elements (1: no stacks). A tile row
+/// shorter than a line leaves the rest of the line to a later pass: in cache, the line
+/// is then written twice (nchw -> nChw16c, 71 channels, in L2 with 8-lane tiles on
+/// Zen 3: 17 -> 32 GB/s); from memory, it cannot stream, since only whole lines do
+/// (nchw -> nhwc 256 MiB: 26 -> 74 % of memcpy).
 template <std::size_t kSize, std::size_t W>
-inline constexpr std::size_t tiles_per_line =
-    tile_can_stream<kSize, W> && kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
+inline constexpr std::size_t tiles_per_line = kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
 
 /// G = tiles_per_line whole W x W tiles, source rows `src_step` bytes apart and tile g
 /// g * W rows below tile 0; row k of tile g goes to dst + k * dst_step + g * W * kSize,
-/// so that each destination row is one whole line, stored around the caches.
-/// @pre dst and dst_step are multiples of 64
+/// so that each destination row, 64 bytes, is written at once. With `stream`, around
+/// the caches.
+/// @pre with stream, dst and dst_step are multiples of 64
 template <std::size_t kSize, std::size_t W>
-HWY_INLINE void transpose_tiles_to_lines(const std::byte* src, dim src_step, std::byte* dst, dim dst_step) {
+HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream) {
   constexpr std::size_t G = tiles_per_line<kSize, W>;
   VTile<W> r[G][W];
   MEMFMT_UNROLL
   for (std::size_t g = 0; g < G; ++g) {
-    load_tile<kSize, W>(r[g], src + static_cast<dim>(g * W) * src_step, src_step, true);
+    load_tile<kSize, W>(r[g], src + static_cast<dim>(g * W) * src_step, src_step, stream);
     transpose_tile<W>(r[g]);
+  }
+  const auto row = [&](std::size_t k, std::size_t g) {
+    return dst + static_cast<dim>(k) * dst_step + static_cast<dim>(g * W * kSize);
+  };
+  if constexpr (tile_can_stream<kSize, W>) {
+    if (stream) {
+      MEMFMT_UNROLL
+      for (std::size_t k = 0; k < W; ++k) {
+        MEMFMT_UNROLL
+        for (std::size_t g = 0; g < G; ++g) store_bits<kSize, W, true>(r[g][k], row(k, g));
+      }
+      return;
+    }
   }
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     MEMFMT_UNROLL
-    for (std::size_t g = 0; g < G; ++g)
-      store_bits<kSize, W, true>(r[g][k], dst + static_cast<dim>(k) * dst_step + static_cast<dim>(g * W * kSize));
+    for (std::size_t g = 0; g < G; ++g) store_bits<kSize, W>(r[g][k], row(k, g));
   }
 }
 
@@ -400,15 +413,16 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // row, so a block's source comes from memory once per strip.
       for (dim i = 0; i < cols; i += w)
         for (dim j = 0; j < rows; j += w) tile(j, i);
-    } else if (tiles_per_line<kSize, W> > 1 && stream && row_w % 64 == 0 &&
-               (reinterpret_cast<std::uintptr_t>(first) % 64 == 0)) {
-      // from memory, with tile rows shorter than a line: tiles go in stacks that fill lines
+    } else if (tiles_per_line<kSize, W> > 1 && row_w % 64 == 0 &&
+               (!stream || reinterpret_cast<std::uintptr_t>(first) % 64 == 0)) {
+      // tile rows shorter than a line, destination rows whole lines apart: tiles go in
+      // stacks that fill the lines
       constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
       dim j = 0;
       for (; j + stack <= rows; j += stack) {
         for (dim i = 0; i + w <= cols; i += w)
-          transpose_tiles_to_lines<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step,
-                                             first + i * row_w + j * dim{kSize}, row_w);
+          transpose_tile_stack<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step,
+                                         first + i * row_w + j * dim{kSize}, row_w, stream);
         for (dim i = cols - cols % w; i < cols; i += w)
           for (dim g = j; g < j + stack; g += w) tile(g, i);
       }
