@@ -321,6 +321,44 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
   check_cases(cases);
 }
 
+TEST_CASE("plain copies of rows followed by zeros up to 16, 32 or 64 bytes (the last channel block of nChw16c "
+          "with 17 or 71 channels), streamed or not, on every target equal the reference",
+          "[kernel]") {
+  // Every row length below the span, so that a row is moved in one piece or in two
+  // overlapping ones; the spans back to back or farther apart, and images 16 bytes
+  // apart in the line, so that some spans start on a line whatever the buffer's own
+  // alignment.
+  std::mt19937_64 rng(23);
+  std::vector<test_case> cases;
+  for (const data_type t : all_types) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim span : {16, 32, 64}) {
+      for (dim row = 1; row < span / size; ++row) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::copy;
+        n.cvt = memfmt::detail::conversion{t, t};
+        n.stream_stores = row % 2 == 1;
+        n.zero_tail = span / size - row;
+        const dim pixels = 1 + static_cast<dim>(rng() % 40);
+        const dim src_pixel = row + static_cast<dim>(rng() % 3);
+        const dim dst_pixel = span / size * (1 + static_cast<dim>(rng() % 2));
+        const dim images = 4, image = pixels * dst_pixel + 16 / size;
+        n.nloops = 3;
+        n.loops[0] = loop{images, pixels * src_pixel, image, 0};
+        n.loops[1] = loop{pixels, src_pixel, dst_pixel, 0};
+        n.loops[2] = loop{row, 1, 1, 0};
+        tc.src.resize(static_cast<std::size_t>(images * pixels * src_pixel * size));
+        fill_random(tc.src, t, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(images * image * size));
+        fill_random(tc.dst_init, t, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("copies of short rows back to back along the outer loop, a run per inner row (the channel blocks "
           "of each pixel), at every alignment, streamed or not, on every target equal the reference",
           "[kernel]") {

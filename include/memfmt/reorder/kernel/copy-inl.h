@@ -277,6 +277,62 @@ HWY_INLINE void zero_short(std::byte* dst, std::size_t bytes) {
   }
 }
 
+/// Copies `bytes` <= 64 with at most two overlapping moves of a fixed size each, as a
+/// short memcpy does, without the call (which costs more than the move itself).
+HWY_INLINE void copy_few(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  const auto both_ends = [&]<std::size_t N>() {
+    std::memcpy(dst, src, N);
+    std::memcpy(dst + bytes - N, src + bytes - N, N);
+  };
+  if (bytes >= 32) {
+    both_ends.template operator()<32>();
+  } else if (bytes >= 16) {
+    both_ends.template operator()<16>();
+  } else if (bytes >= 8) {
+    both_ends.template operator()<8>();
+  } else if (bytes >= 4) {
+    both_ends.template operator()<4>();
+  } else if (bytes >= 2) {
+    both_ends.template operator()<2>();
+  } else if (bytes == 1) {
+    *dst = *src;
+  }
+}
+
+/// Rows of `bytes` followed by zeros up to `Span` bytes (the last channels of nChw16c
+/// with 17 channels: 4 bytes, then 60 zeros): the span is zeroed whole, then the row
+/// written over it. With `Streaming` (@pre then Span is 64 and the spans are aligned
+/// lines), a row of one element is built in a register and the line bypasses the caches.
+template <std::size_t Span, bool Streaming>
+HWY_INLINE void copy_rows_into_zeros(const std::byte* src, std::byte* dst, const row_walk& w, std::size_t bytes) {
+  const hn::CappedTag<std::uint8_t, Span> d8;
+  constexpr std::size_t N = hn::MaxLanes(d8);
+  const auto zero = hn::Zero(d8);
+  if constexpr (Streaming && N >= 8) {
+    const auto stream_element = [&]<class T>(T) {
+      const hn::Repartition<T, decltype(d8)> d;
+      const auto first = hn::FirstN(d, 1);
+      for_each_row(src, dst, w, [&](const std::byte* s, std::byte* p) {
+        T x;
+        std::memcpy(&x, s, sizeof(T));
+        hn::Stream(hn::BitCast(d8, hn::IfThenElseZero(first, hn::Set(d, x))), d8, reinterpret_cast<std::uint8_t*>(p));
+        for (std::size_t k = N; k < Span; k += N) hn::Stream(zero, d8, reinterpret_cast<std::uint8_t*>(p + k));
+      });
+    };
+    switch (bytes) {
+      case 1: return stream_element(std::uint8_t{});
+      case 2: return stream_element(std::uint16_t{});
+      case 4: return stream_element(std::uint32_t{});
+      case 8: return stream_element(std::uint64_t{});
+      default: break;
+    }
+  }
+  for_each_row(src, dst, w, [&](const std::byte* s, std::byte* p) {
+    for (std::size_t k = 0; k < Span; k += N) hn::StoreU(zero, d8, reinterpret_cast<std::uint8_t*>(p + k));
+    copy_few(p, s, bytes);
+  });
+}
+
 /// The `copy` kind for one nest: everything that does not change per row.
 struct copy_kernel {
   const conversion* cvt;
@@ -319,6 +375,18 @@ struct copy_kernel {
             hn::Stream(line, d8, reinterpret_cast<std::uint8_t*>(d));
           });
           return;
+        }
+      }
+      if constexpr (!exact_masked_bytes && !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
+        const bool lines = reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && w.dst_outer % 64 == 0 &&
+                           w.dst_inner % 64 == 0;
+        switch (bytes + tail_bytes) {
+          case 16: return copy_rows_into_zeros<16, false>(src, dst, w, bytes);
+          case 32: return copy_rows_into_zeros<32, false>(src, dst, w, bytes);
+          case 64:
+            if (stream && lines) return copy_rows_into_zeros<64, true>(src, dst, w, bytes);
+            return copy_rows_into_zeros<64, false>(src, dst, w, bytes);
+          default: break;
         }
       }
       for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy_with_tail(d, s, bytes, tail_bytes); });
