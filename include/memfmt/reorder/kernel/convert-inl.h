@@ -247,6 +247,49 @@ HWY_INLINE void store_f32_pair(VF v0, VF v1, void* p, bool stream) {
   store_f32<DT>(v1, static_cast<std::byte*>(p) + hn::Lanes(DF()) * sizeof(storage_t<DT>), stream);
 }
 
+/// Whether store_f32_quad packs s8 and u8 results with saturating packs: x86 below
+/// AVX-512, where a truncation moves only 8 or 4 bytes per vector (AVX-512 has one
+/// instruction for it).
+inline constexpr bool packs_bytes = HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4;
+
+/// Stores 4 Lanes(DF) f32 results, v0 first, at `p` as type DT, like four store_f32:
+/// s8 and u8 (with packs_bytes) fill one vector with two rounds of packs.
+template <data_type DT>
+HWY_INLINE void store_f32_quad(VF v0, VF v1, VF v2, VF v3, void* p, bool stream) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4
+  if constexpr (DT == data_type::s8 || DT == data_type::u8) {
+    const DF df;
+    const DI di;
+    const float lo = DT == data_type::s8 ? -128.f : 0.f, hi = DT == data_type::s8 ? 127.f : 255.f;
+    // rounded as in store_f32, then the integer itself (the sum's bits less the constant's);
+    // the packs saturate nothing, the values are in range already
+    const auto to_int = [&](VF v) {
+      const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
+      const auto bits = hn::Sub(hn::BitCast(di, hn::Add(clamped, hn::Set(df, 12582912.f))), hn::Set(di, 0x4B400000));
+      return hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), bits).raw;
+    };
+    const auto i0 = to_int(v0), i1 = to_int(v1), i2 = to_int(v2), i3 = to_int(v3);
+    const hn::Repartition<std::uint8_t, DF> d8;
+    auto* bytes = static_cast<std::uint8_t*>(p);
+#if HWY_TARGET == HWY_AVX2
+    const __m256i lo16 = _mm256_packs_epi32(i0, i1), hi16 = _mm256_packs_epi32(i2, i3);
+    const __m256i packed = DT == data_type::s8 ? _mm256_packs_epi16(lo16, hi16) : _mm256_packus_epi16(lo16, hi16);
+    // the packs work within 128-bit halves: dwords (i0 i1 i2 i3 | i0 i1 i2 i3) -> in order
+    const auto in_order = hn::Vec<decltype(d8)>{_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))};
+#else
+    const __m128i lo16 = _mm_packs_epi32(i0, i1), hi16 = _mm_packs_epi32(i2, i3);
+    const auto in_order =
+        hn::Vec<decltype(d8)>{DT == data_type::s8 ? _mm_packs_epi16(lo16, hi16) : _mm_packus_epi16(lo16, hi16)};
+#endif
+    store_maybe_stream(in_order, d8, bytes, stream);
+    return;
+  }
+#endif
+  const std::size_t step = hn::Lanes(DF()) * sizeof(storage_t<DT>);
+  store_f32_pair<DT>(v0, v1, p, stream);
+  store_f32_pair<DT>(v2, v3, static_cast<std::byte*>(p) + 2 * step, stream);
+}
+
 /// Stage A: `n` elements of type S at `src` -> f32 at `out`.
 template <data_type S>
 void to_f32_row(const void* src, float* HWY_RESTRICT out, dim n) {
@@ -320,6 +363,10 @@ void store_row(const float* x, void* dst, dim n, const row_params& p) {
           return v;
         }
       };
+      if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
+        for (; k + 4 * N <= n; k += 4 * N)
+          store_f32_quad<D>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
+      }
       for (; k + 2 * N <= n; k += 2 * N) {
         store_f32_pair<D>(load(k), load(k + N), d + k * size, stream);
       }
