@@ -302,12 +302,11 @@ template <std::size_t kSize, std::size_t W>
 inline constexpr std::size_t tiles_per_line = kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
 
 /// G = tiles_per_line whole W x W tiles, source rows `src_step` bytes apart and tile g
-/// g * W rows below tile 0; row k of tile g goes to dst + k * dst_step + g * W * kSize,
-/// so that each destination row, 64 bytes, is written at once. With `stream`, around
-/// the caches.
-/// @pre with stream, dst and dst_step are multiples of 64
-template <std::size_t kSize, std::size_t W>
-HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream) {
+/// g * W rows below tile 0; row k of tile g goes to row_at(k) + g * W * kSize, so that
+/// each destination row, 64 bytes, is written at once. With `stream`, around the caches.
+/// @pre with stream, every row_at(k) is a multiple of 64
+template <std::size_t kSize, std::size_t W, class RowAt>
+HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream) {
   constexpr std::size_t G = tiles_per_line<kSize, W>;
   VTile<W> r[G][W];
   MEMFMT_UNROLL
@@ -315,9 +314,7 @@ HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, std::by
     load_tile<kSize, W>(r[g], src + static_cast<dim>(g * W) * src_step, src_step, stream);
     transpose_tile<W>(r[g]);
   }
-  const auto row = [&](std::size_t k, std::size_t g) {
-    return dst + static_cast<dim>(k) * dst_step + static_cast<dim>(g * W * kSize);
-  };
+  const auto row = [&](std::size_t k, std::size_t g) { return row_at(k) + static_cast<dim>(g * W * kSize); };
   if constexpr (tile_can_stream<kSize, W>) {
     if (stream) {
       MEMFMT_UNROLL
@@ -421,8 +418,10 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       dim j = 0;
       for (; j + stack <= rows; j += stack) {
         for (dim i = 0; i + w <= cols; i += w)
-          transpose_tile_stack<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step,
-                                         first + i * row_w + j * dim{kSize}, row_w, stream);
+          transpose_tile_stack<kSize, W>(
+              src + (j * src_row + i) * dim{kSize}, src_step,
+              [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
+              stream);
         for (dim i = cols - cols % w; i < cols; i += w)
           for (dim g = j; g < j + stack; g += w) tile(g, i);
       }
@@ -434,11 +433,34 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     }
     return;
   }
-  for (dim j = 0; j < rows; j += w) {
+  // Several periods: each group of W columns is placed once per strip of rows, and its
+  // tiles go down the strip, in stacks that fill lines when the destination rows are
+  // whole lines apart (oihw -> OIhw16i16o 255 MiB on Zen 3: 7.4 -> 15 GB/s, as the
+  // destination rows now stream).
+  constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
+  constexpr dim strip = 8 * stack;  // rows: the strip's source stays in L1 while its columns pass
+  const bool lines = stack > w && (cols_at.inner_stride * dim{kSize}) % 64 == 0 &&
+                     (cols_at.outer_stride * dim{kSize}) % 64 == 0 &&
+                     (!stream || reinterpret_cast<std::uintptr_t>(dst) % 64 == 0);
+  for (dim j0 = 0; j0 < rows; j0 += strip) {
+    const dim j1 = rows - j0 < strip ? rows : j0 + strip;
     for (dim i = 0; i < cols; i += w) {
-      place(i, j);
-      transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, at, rows - j < w ? rows - j : w,
-                                    cols - i < w ? cols - i : w, stream);
+      place(i, 0);
+      const dim n = cols - i < w ? cols - i : w;
+      dim j = j0;
+      if (lines && n == w) {
+        for (; j + stack <= j1; j += stack)
+          transpose_tile_stack<kSize, W>(
+              src + (j * src_row + i) * dim{kSize}, src_step,
+              [&at, down = j * dim{kSize}](std::size_t k) { return at[k] + down; }, stream);
+      }
+      for (; j < j1; j += w) {
+        std::byte* row[W];
+        MEMFMT_UNROLL
+        for (std::size_t k = 0; k < W; ++k) row[k] = at[k] + j * dim{kSize};
+        transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, row, j1 - j < w ? j1 - j : w, n,
+                                      stream);
+      }
     }
   }
 }
@@ -562,12 +584,16 @@ struct transpose_kernel {
   to_f32_row_fn to_f32 = nullptr;
   store_row_fn store = nullptr;
 
-  explicit transpose_kernel(const nest& n)
-      : cvt(&n.cvt),
-        plain(n.cvt.is_plain_copy()),
+  explicit transpose_kernel(const nest& n) : transpose_kernel(n, n.cvt) {}
+
+  /// The kernel of `n`'s loops with the conversion `c` instead of the nest's own.
+  /// @pre `c` outlives the kernel
+  transpose_kernel(const nest& n, const conversion& c)
+      : cvt(&c),
+        plain(c.is_plain_copy()),
         stream(n.stream_stores),
-        src_size(data_type_size(n.cvt.src)),
-        dst_size(data_type_size(n.cvt.dst)) {
+        src_size(data_type_size(c.src)),
+        dst_size(data_type_size(c.dst)) {
     if constexpr (tile_lanes >= 4) {
       f32_tiles = plain_tiles<4>();
       tile_plain = f32_tiles[0];
@@ -585,8 +611,8 @@ struct transpose_kernel {
           deinterleave = &deinterleave_plain<1>;
         }
       } else {
-        to_f32 = pick_to_f32_row(n.cvt.src);
-        store = pick_store_row(n.cvt.dst);
+        to_f32 = pick_to_f32_row(c.src);
+        store = pick_store_row(c.dst);
       }
     }
   }
