@@ -280,6 +280,41 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
   check_cases(cases);
 }
 
+TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (tiles by row group over two stacks) "
+          "on every target equal the reference",
+          "[kernel]") {
+  // nchw -> nChw16c with planes of 32 x 32: the rows of a stack share L1 sets, so tiles
+  // go row group by row group over the columns of two stacks. Source rows of every
+  // count, columns with remainders of a tile and of two stacks.
+  std::mt19937_64 rng(23);
+  std::vector<test_case> cases;
+  for (const data_type from : all_types) {
+    for (const data_type to : all_types) {
+      const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
+      const auto size = static_cast<dim>(memfmt::data_type_size(to));
+      for (int k = 0; k < (from == to ? 6 : 1); ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::transpose;
+        n.cvt = memfmt::detail::conversion{from, to};
+        if (from != to) n.cvt.alpha = 0.75f;
+        const dim rows = 1 + static_cast<dim>(rng() % 100), cols = 1 + static_cast<dim>(rng() % 80);
+        const dim src_row = 2048 / src_size * (1 + static_cast<dim>(rng() % 2));
+        const dim dst_row = (rows * size + 63) / 64 * 64 / size;  // whole lines apart
+        n.nloops = 2;
+        n.loops[0] = loop{rows, src_row, 1, 0};
+        n.loops[1] = loop{cols, 1, dst_row, 0};
+        tc.src.resize(static_cast<std::size_t>(rows * src_row * src_size));
+        fill_random(tc.src, from, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(cols * dst_row * size));
+        fill_random(tc.dst_init, to, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
           "streamed or not, on every target equal the reference",
           "[kernel]") {

@@ -415,9 +415,28 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // tile rows shorter than a line, destination rows whole lines apart: tiles go in
       // stacks that fill the lines
       constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
+      // Source rows a multiple of 2 KiB apart (planes of 32 x 32 f32) share one or two L1
+      // sets: a stack's rows evict each other before the next stack reads the rest of
+      // their lines. In cache, tiles then go row group by row group over two stacks'
+      // columns, so that each source line is used up at once, and the destination lines
+      // are written in two halves while in L1 (nchw -> nChw16c 64 x 32 x 32 in L2 on Zen 3:
+      // 15.8 -> 12.8 us; without the aliasing, the stacks are faster: 64 x 30 x 30 6.9 us
+      // against 8.7).
+      const bool aliased = !stream && src_step % 2048 == 0;
+      const auto tile_at = [&](dim j, dim i) {
+        transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * row_w + j * dim{kSize},
+                                      row_w, false);
+      };
       dim j = 0;
       for (; j + stack <= rows; j += stack) {
-        for (dim i = 0; i + w <= cols; i += w)
+        dim i = 0;
+        for (; aliased && i + 2 * w <= cols; i += 2 * w) {
+          for (dim g = j; g < j + stack; g += w) {
+            tile_at(g, i);
+            tile_at(g, i + w);
+          }
+        }
+        for (; i + w <= cols; i += w)
           transpose_tile_stack<kSize, W>(
               src + (j * src_row + i) * dim{kSize}, src_step,
               [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
