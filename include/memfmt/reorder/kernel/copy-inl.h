@@ -269,16 +269,6 @@ HWY_INLINE void copy_short(std::byte* dst, const std::byte* src, std::size_t byt
   }
 }
 
-/// Writes `bytes` <= masked_bytes zero bytes with one masked store (memset elsewhere).
-HWY_INLINE void zero_short(std::byte* dst, std::size_t bytes) {
-  if constexpr (exact_masked_bytes) {
-    const hn::ScalableTag<std::uint8_t> d8;
-    hn::BlendedStore(hn::Zero(d8), hn::FirstN(d8, bytes), d8, reinterpret_cast<std::uint8_t*>(dst));
-  } else {
-    std::memset(dst, 0, bytes);
-  }
-}
-
 /// Copies `bytes` <= 64 with at most two overlapping moves of a fixed size each, as a
 /// short memcpy does, without the call (which costs more than the move itself).
 HWY_INLINE void copy_few(std::byte* dst, const std::byte* src, std::size_t bytes) {
@@ -299,6 +289,21 @@ HWY_INLINE void copy_few(std::byte* dst, const std::byte* src, std::size_t bytes
   } else if (bytes == 1) {
     *dst = *src;
   }
+}
+
+/// Writes `bytes` <= 64 zero bytes: one masked store (AVX-512), else at most two
+/// overlapping fixed-size stores (a memset call per short run costs more than the run:
+/// the 9 padding channels after the last 7 of nChw16c with 71 channels).
+HWY_INLINE void zero_short(std::byte* dst, std::size_t bytes) {
+  if constexpr (exact_masked_bytes) {
+    if (bytes <= masked_bytes) {
+      const hn::ScalableTag<std::uint8_t> d8;
+      hn::BlendedStore(hn::Zero(d8), hn::FirstN(d8, bytes), d8, reinterpret_cast<std::uint8_t*>(dst));
+      return;
+    }
+  }
+  static constexpr std::byte zeros[64] = {};
+  copy_few(dst, zeros, bytes);
 }
 
 /// Rows of `bytes` followed by zeros up to `Span` bytes (the last channels of nChw16c

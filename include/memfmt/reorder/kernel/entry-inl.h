@@ -53,7 +53,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
     for (dim i = 0; i < a.extent; ++i)
       for (dim j = 0; j < b.extent; ++j) {
         std::byte* row = dp + (i * a.dst_stride + j * b.dst_stride) * dsz + after;
-        if (static_cast<std::size_t>(bytes) <= masked_bytes) {
+        if (bytes <= 64) {
           zero_short(row, static_cast<std::size_t>(bytes));
         } else {
           std::memset(row, 0, static_cast<std::size_t>(bytes));
@@ -75,7 +75,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
       const loop K = owned >= 3 ? n.loops[n.nloops - 3] : loop{};
       const row_walk rows{K.extent, J.extent, 0, 0, K.dst_stride * dsz, J.dst_stride * dsz};
       const auto bytes = static_cast<std::size_t>(inner.extent * dsz);
-      if (inner.dst_stride == 1 && bytes <= masked_bytes) {
+      if (inner.dst_stride == 1 && bytes <= 64) {
         for_each_outer([&](const std::byte*, std::byte* dp, const float*) {
           for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) { zero_short(row, bytes); });
         });

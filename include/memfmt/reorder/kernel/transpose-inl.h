@@ -205,11 +205,14 @@ HWY_INLINE void store_bits_first(VTile<W> v, std::byte* p, dim n) {
 /// Where the destination rows of a block start: the row of source column k is at
 /// element offset (k / period) * outer_stride + (k % period) * inner_stride. A plain
 /// 2-D block has one period; a block whose columns span two loops that are
-/// contiguous in the source but not in the destination has several.
+/// contiguous in the source but not in the destination has several. `spare`: zeros
+/// (destination padding) after each destination row, which the last strip's partial
+/// tiles may write as part of whole rows.
 struct column_map {
   dim period;
   dim inner_stride;
   dim outer_stride;
+  dim spare = 0;
 };
 
 /// Bytes ahead of a tile's source rows to prefetch when reading from memory.
@@ -333,12 +336,14 @@ HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, RowAt r
 }
 
 /// A tile of `rows` x `cols` elements (each at most W) of kSize bytes: source rows
-/// `src_step` bytes apart; source column k becomes the destination row at dst[k].
-/// Nothing outside the tile is read or written. With `stream`, destination rows
-/// that are whole aligned cache lines bypass the caches.
+/// `src_step` bytes apart; source column k becomes the destination row at dst[k], of
+/// which the first `lanes` (rows <= lanes <= W) are written, zeros after `rows` (the
+/// destination's padding: whole rows instead of masked ones). Nothing else is read or
+/// written. With `stream`, destination rows that are whole aligned cache lines bypass
+/// the caches.
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byte* const* dst, dim rows, dim cols,
-                                    bool stream) {
+                                    dim lanes, bool stream) {
   const DTile<W> du;
   if (rows == static_cast<dim>(W) && cols == static_cast<dim>(W)) {
     transpose_tile_whole<kSize, W>(src, src_step, dst, stream);
@@ -356,10 +361,10 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     if (static_cast<dim>(k) >= cols) break;
-    if (rows == static_cast<dim>(W)) {
+    if (lanes == static_cast<dim>(W)) {
       store_bits<kSize, W>(r[k], dst[k]);
     } else {
-      store_bits_first<kSize, W>(r[k], dst[k], rows);
+      store_bits_first<kSize, W>(r[k], dst[k], lanes);
     }
   }
 }
@@ -388,6 +393,10 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     }
   };
   const dim row_w = cols_at.inner_stride * dim{kSize};  // bytes between destination rows
+  const auto lanes = [&](dim j) {  // of the tiles at row j: W when the padding completes them
+    const dim left = rows - j < w ? rows - j : w;
+    return left + cols_at.spare >= w ? w : left;
+  };
   if (col0 + cols <= cols_at.period) {
     // one period: destination rows step evenly
     std::byte* const first = dst + col0 * row_w;
@@ -400,7 +409,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       }
       place(i, j);
       transpose_tile_part<kSize, W>(from, src_step, at, rows - j < w ? rows - j : w, cols - i < w ? cols - i : w,
-                                    stream);
+                                    lanes(j), stream);
     };
     if (cols_at.inner_stride > src_row && !stream) {
       // destination rows farther apart than source rows (nhwc -> nchw) in cache: tiles go
@@ -478,7 +487,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         MEMFMT_UNROLL
         for (std::size_t k = 0; k < W; ++k) row[k] = at[k] + j * dim{kSize};
         transpose_tile_part<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, row, j1 - j < w ? j1 - j : w, n,
-                                      stream);
+                                      j1 == rows ? lanes(j) : w, stream);
       }
     }
   }
@@ -596,6 +605,7 @@ struct transpose_kernel {
   bool plain;
   bool stream;
   std::size_t src_size, dst_size;
+  dim spare;  ///< the zeros after each column's destination run (see column_map::spare)
   tile_plain_fn tile_plain = nullptr;    ///< the widest tile; null: no tiles on this target
   interleave_plain_fn interleave = nullptr;
   deinterleave_plain_fn deinterleave = nullptr;
@@ -612,7 +622,8 @@ struct transpose_kernel {
         plain(c.is_plain_copy()),
         stream(n.stream_stores),
         src_size(data_type_size(c.src)),
-        dst_size(data_type_size(c.dst)) {
+        dst_size(data_type_size(c.dst)),
+        spare(n.zero_tail) {
     if constexpr (tile_lanes >= 4) {
       f32_tiles = plain_tiles<4>();
       tile_plain = f32_tiles[0];
@@ -749,7 +760,7 @@ struct transpose_kernel {
     constexpr auto W = static_cast<dim>(tile_lanes);
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
     const dim columns = C.extent * I.extent;
-    const column_map map{I.extent, I.dst_stride, C.dst_stride};
+    const column_map map{I.extent, I.dst_stride, C.dst_stride, spare};
     const transpose_block_fn transpose = pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns);
     HWY_ALIGN float staged[chunk];
     HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
@@ -794,7 +805,7 @@ struct transpose_kernel {
     if (plain) {
       const dim columns = C.extent * I.extent;
       pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns)(
-          src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride}, 0, J.extent, columns, stream);
+          src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride, spare}, 0, J.extent, columns, stream);
       return;
     }
     if (cvt->beta == 0.f) {
