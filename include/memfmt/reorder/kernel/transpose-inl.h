@@ -215,8 +215,13 @@ struct column_map {
   dim spare = 0;
 };
 
-/// Bytes ahead of a tile's source rows to prefetch when reading from memory.
+/// Bytes ahead of a tile's source rows to prefetch when reading from memory: along
+/// each row when the rows are far apart (nchw -> nhwc: W planes), a few stacks of
+/// rows further when they are close, since then the rows are one sequential stream
+/// (256 MiB on Zen 3, 8 KiB ahead instead of 1 KiB: nhwc -> nchw 69 -> 60 ms,
+/// nChw16c -> nchw with 17 channels 59 -> 55 ms; but nchw -> nhwc 26 -> 29 ms).
 inline constexpr dim prefetch_distance = 1024;
+inline constexpr dim prefetch_distance_close = 8192;
 
 /// Whether a whole tile's rows can be stored around the caches: rows of a whole line
 /// each, or shorter rows that fill whole lines back to back (x86 only: elsewhere
@@ -237,8 +242,9 @@ HWY_INLINE void load_tile(VTile<W>* r, const std::byte* src, dim src_step, bool 
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
   if (stream) {
+    const dim ahead = src_step < prefetch_distance ? prefetch_distance_close : prefetch_distance;
     MEMFMT_UNROLL
-    for (std::size_t k = 0; k < W; ++k) hwy::Prefetch(src + static_cast<dim>(k) * src_step + prefetch_distance);
+    for (std::size_t k = 0; k < W; ++k) hwy::Prefetch(src + static_cast<dim>(k) * src_step + ahead);
   }
 }
 
