@@ -295,15 +295,14 @@ HWY_INLINE void copy_few(std::byte* dst, const std::byte* src, std::size_t bytes
 /// overlapping fixed-size stores (a memset call per short run costs more than the run:
 /// the 9 padding channels after the last 7 of nChw16c with 71 channels).
 HWY_INLINE void zero_short(std::byte* dst, std::size_t bytes) {
+  static_assert(!exact_masked_bytes || masked_bytes >= 64, "one masked store covers every short run");
   if constexpr (exact_masked_bytes) {
-    if (bytes <= masked_bytes) {
-      const hn::ScalableTag<std::uint8_t> d8;
-      hn::BlendedStore(hn::Zero(d8), hn::FirstN(d8, bytes), d8, reinterpret_cast<std::uint8_t*>(dst));
-      return;
-    }
+    const hn::ScalableTag<std::uint8_t> d8;
+    hn::BlendedStore(hn::Zero(d8), hn::FirstN(d8, bytes), d8, reinterpret_cast<std::uint8_t*>(dst));
+  } else {
+    static constexpr std::byte zeros[64] = {};
+    copy_few(dst, zeros, bytes);
   }
-  static constexpr std::byte zeros[64] = {};
-  copy_few(dst, zeros, bytes);
 }
 
 /// Rows of `bytes` followed by zeros up to `Span` bytes (the last channels of nChw16c
