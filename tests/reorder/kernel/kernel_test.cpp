@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <set>
@@ -272,6 +273,46 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
         tc.src.resize(static_cast<std::size_t>(images * rows * src_row) * memfmt::data_type_size(from));
         fill_random(tc.src, from, rng);
         tc.dst_init.resize(static_cast<std::size_t>(images * image * size));
+        fill_random(tc.dst_init, to, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
+TEST_CASE("streamed transposes to destination rows farther apart than the source rows (bands of source rows) on "
+          "every target equal the reference",
+          "[kernel]") {
+  // nhwc -> nchw from memory: tiles go column group by column group down bands of source
+  // rows (1 KiB of each destination row, fewer when the source rows are far apart). Row
+  // counts over several bands with a remainder, columns with a remainder, source rows
+  // close (bands of 1 KiB per destination row) and 4 KiB apart (bands of 32 rows).
+  std::mt19937_64 rng(24);
+  std::vector<test_case> cases;
+  for (const data_type from : all_types) {
+    for (const data_type to : all_types) {
+      const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
+      const auto size = static_cast<dim>(memfmt::data_type_size(to));
+      for (int k = 0; k < 2; ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::transpose;
+        n.cvt = memfmt::detail::conversion{from, to};
+        if (from != to) n.cvt.alpha = 0.75f;
+        n.stream_stores = true;
+        const dim cols = 1 + static_cast<dim>(rng() % 40);
+        const bool far = k == 1;
+        const dim src_row = far ? 4096 / src_size : cols + static_cast<dim>(rng() % 3);
+        const dim rows = (far ? 64 : 1024 / size * 2) + 1 + static_cast<dim>(rng() % 100);
+        const dim line = 64 / size;
+        const dim dst_row = (std::max(rows, src_row + 1) + line - 1) / line * line;  // whole lines apart
+        n.nloops = 2;
+        n.loops[0] = loop{rows, src_row, 1, 0};
+        n.loops[1] = loop{cols, 1, dst_row, 0};
+        tc.src.resize(static_cast<std::size_t>(rows * src_row * src_size));
+        fill_random(tc.src, from, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(cols * dst_row * size));
         fill_random(tc.dst_init, to, rng);
         cases.push_back(std::move(tc));
       }
