@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <tuple>
@@ -406,6 +407,50 @@ TEST_CASE("streaming stores once source and destination together outgrow the cac
   };
   CHECK(streams(llc / 4));       // src + dst = 1.25 x the cache, dst = 0.25 x
   CHECK_FALSE(streams(llc / 8));  // src + dst = 0.625 x the cache
+}
+
+TEST_CASE("copies and moves of a plan run as the plan did, after it is gone", "[reorder]") {
+  // A plan points its nests at its own scales and gather tables; a copy must point at
+  // its own (AddressSanitizer sees a read of the original's freed tables).
+  const dims shape{3, 19, 2, 5};
+  reorder_attr per_channel;
+  per_channel.src_scales.mask = 1 << 1;
+  for (int c = 0; c < 19; ++c) per_channel.src_scales.values.push_back(0.5f + 0.25f * c);
+  struct planned {
+    desc src, dst;
+    reorder_attr attr;
+  };
+  const planned cases[] = {
+      {desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "nChw16c"), per_channel},
+      {desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::u8, "nChw4c"), per_channel},
+      {desc({2, 2, 2, 4}, data_type::f32, "dcba"), desc({2, 2, 2, 4}, data_type::f32, "abcd"), {}},
+  };
+  bool gathers = false;
+  for (const planned& c : cases) {
+    INFO(c.src.str() << " -> " << c.dst.str());
+    std::mt19937 rng(3);
+    std::vector<unsigned char> src(bytes_spanned(c.src)), expected(bytes_spanned(c.dst));
+    fill_random(c.src.get_data_type(), src.data(), src.size(), rng);
+    reference_reorder(c.src, c.dst, c.attr, src.data(), expected.data());
+    const auto run = [&](const reorder& r) {
+      std::vector<unsigned char> actual(expected.size(), 0xAB);
+      r.execute(src.data(), actual.data());
+      return actual;
+    };
+    std::vector<reorder> copies;
+    reorder assigned(c.dst, c.dst);
+    {
+      auto original = std::make_unique<reorder>(c.src, c.dst, c.attr);
+      for (const auto& p : original->nests()) gathers = gathers || p.loops.kind == memfmt::detail::kernel_kind::gather;
+      copies.push_back(*original);
+      assigned = *original;
+      copies.push_back(std::move(*original));
+    }
+    copies.push_back(assigned);
+    for (const reorder& r : copies) CHECK(run(r) == expected);
+    CHECK(run(assigned) == expected);
+  }
+  CHECK(gathers);  // the tables of a gather are covered too
 }
 
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {

@@ -65,15 +65,16 @@ class reorder {
     if (elementwise_) {
       run_elementwise(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst));
     } else {
-      for (std::size_t first = 0; first < nests_.size();) {
+      const std::vector<detail::placed_nest>& nests = plan_.nests;
+      for (std::size_t first = 0; first < nests.size();) {
         // a nest and the nests fused with it (placed_nest::fused_loops)
         std::size_t end = first + 1;
-        while (end < nests_.size() && nests_[end].fused_loops != 0 && end - first < max_fused) ++end;
+        while (end < nests.size() && nests[end].fused_loops != 0 && end - first < max_fused) ++end;
         std::array<ready_nest, max_fused> group;
-        for (std::size_t k = first; k < end; ++k) group[k - first] = ready(nests_[k], s, d);
+        for (std::size_t k = first; k < end; ++k) group[k - first] = ready(nests[k], s, d);
         const std::size_t count = end - first;
         // a fused group goes tile by tile: each shared iteration runs every nest's share of it
-        const dim shared = count == 1 ? group[0].count : shared_iterations(group[1].loops, nests_[first + 1].fused_loops);
+        const dim shared = count == 1 ? group[0].count : shared_iterations(*group[1].loops, nests[first + 1].fused_loops);
         first = end;
         const auto run = [&](dim begin, dim stop) {
           if (count == 1) {
@@ -103,41 +104,63 @@ class reorder {
   }
 
   /// The nests the plan runs (for tests, benchmarks and curious users).
-  const std::vector<detail::placed_nest>& nests() const noexcept { return nests_; }
+  const std::vector<detail::placed_nest>& nests() const noexcept { return plan_.nests; }
   bool is_elementwise() const noexcept { return elementwise_; }
 
  private:
   /// The most nests that run fused (lower's fuse_tiled_copies fuses pairs).
   static constexpr std::size_t max_fused = 2;
 
-  /// A planned nest bound to one execution's buffers and scales.
+  /// The nests of a plan and the tables they point into: each nest points at its share
+  /// of the combined scales and at its gather tables once, when planned or copied, so that
+  /// an execution runs the planned nests as they are (a copy per call cost more than a
+  /// small reorder itself).
+  struct bound_nests {
+    std::vector<detail::placed_nest> nests;
+    std::vector<float> scales;  ///< s_src / s_dst per index of the union of both masks
+
+    bound_nests() = default;
+    bound_nests(const bound_nests& other) : nests(other.nests), scales(other.scales) { bind(); }
+    bound_nests& operator=(const bound_nests& other) {
+      nests = other.nests;
+      scales = other.scales;
+      bind();
+      return *this;
+    }
+    // (moves keep the vectors' buffers, so the pointers stay valid)
+    bound_nests(bound_nests&&) noexcept = default;
+    bound_nests& operator=(bound_nests&&) noexcept = default;
+    ~bound_nests() = default;
+
+    void bind() {
+      for (detail::placed_nest& p : nests) {
+        detail::nest& n = p.loops;
+        if (n.kind != detail::kernel_kind::zero_fill) n.cvt.scales = scales.empty() ? nullptr : scales.data() + p.scale_base;
+        if (n.kind == detail::kernel_kind::gather) {
+          n.gather_src = p.gather_src.data();
+          n.gather_scale = p.gather_scale.empty() ? nullptr : p.gather_scale.data();
+        }
+      }
+    }
+  };
+
+  /// A planned nest and where it runs in one execution's buffers.
   struct ready_nest {
-    detail::nest loops;
+    const detail::nest* loops = nullptr;
     const void* src = nullptr;
     void* dst = nullptr;
     dim count = 0;  ///< its outer iterations
   };
 
   ready_nest ready(const detail::placed_nest& p, const unsigned char* s, unsigned char* d) const {
-    ready_nest r;
-    r.loops = p.loops;
-    detail::nest& n = r.loops;
-    if (!scales_.empty()) n.cvt.scales = scales_.data() + p.scale_base;
-    if (n.kind == detail::kernel_kind::gather) {
-      n.gather_src = p.gather_src.data();
-      n.gather_scale = p.gather_scale.empty() ? nullptr : p.gather_scale.data();
-    }
-    r.src = s + p.src_base * src_size_;
-    r.dst = d + p.dst_base * dst_size_;
-    r.count = n.outer_count();
-    return r;
+    return ready_nest{&p.loops, s + p.src_base * src_size_, d + p.dst_base * dst_size_, p.loops.outer_count()};
   }
 
   void run_ready(const ready_nest& r, dim begin, dim end) const {
-    if (integer_zero_points_ && r.loops.kind != detail::kernel_kind::zero_fill) {
-      run_integer_nest(r.loops, r.src, r.dst, begin, end);
+    if (integer_zero_points_ && r.loops->kind != detail::kernel_kind::zero_fill) {
+      run_integer_nest(*r.loops, r.src, r.dst, begin, end);
     } else {
-      detail::run_nest(r.loops, r.src, r.dst, begin, end);
+      detail::run_nest(*r.loops, r.src, r.dst, begin, end);
     }
   }
 
@@ -216,7 +239,7 @@ class reorder {
     // (through f32, s32 values beyond 2^24 would round)
     integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
                            (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
-                           scales_.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
+                           plan_.scales.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     std::vector<detail::placed_nest> nests;
     // (the integer path writes padding with its own zero fills)
     elementwise_ = !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_);
@@ -229,7 +252,6 @@ class reorder {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       detail::split_for_threads(p.loops, 4 * hardware_threads());
-      if (p.loops.kind == detail::kernel_kind::zero_fill) p.loops.cvt.scales = nullptr;
     }
     // fused nests share their threads' work by tiles: keep them fused only when there
     // are enough tiles to go round
@@ -237,7 +259,8 @@ class reorder {
       detail::placed_nest& p = nests[k];
       if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * hardware_threads()) p.fused_loops = 0;
     }
-    nests_ = std::move(nests);
+    plan_.nests = std::move(nests);
+    plan_.bind();
     cvt_ = cvt;
     scale_strides_ = scale_strides;
   }
@@ -264,7 +287,7 @@ class reorder {
     dim count = 1;
     for (int d = 0; d < n; ++d)
       if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
-    scales_.resize(static_cast<std::size_t>(count));
+    plan_.scales.resize(static_cast<std::size_t>(count));
     dims index = dims::filled(n, 0);
     for (dim k = 0; k < count; ++k) {
       dim rest = k, si = 0, di = 0;
@@ -277,7 +300,7 @@ class reorder {
         }
       const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[static_cast<std::size_t>(si)];
       const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[static_cast<std::size_t>(di)];
-      scales_[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
+      plan_.scales[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
     }
   }
 
@@ -343,7 +366,7 @@ class reorder {
         dim scale_index = 0;
         for (int d = 0; d < n; ++d) scale_index += index[d] * scale_strides_[d];
         detail::conversion cvt = cvt_;
-        if (!scales_.empty()) cvt.scales = scales_.data();
+        if (!plan_.scales.empty()) cvt.scales = plan_.scales.data();
         detail::convert_element(cvt, src + src_.offset(index) * src_size_, out, cvt.scales + scale_index);
       } else {
         std::memset(out, 0, static_cast<std::size_t>(dst_size_));
@@ -416,8 +439,7 @@ class reorder {
   dim src_size_ = 0, dst_size_ = 0;
   bool elementwise_ = false;
   bool integer_zero_points_ = false;
-  std::vector<detail::placed_nest> nests_;
-  std::vector<float> scales_;
+  bound_nests plan_;
   detail::conversion cvt_;
   dims scale_strides_;
 };
