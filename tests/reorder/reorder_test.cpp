@@ -8,6 +8,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -339,9 +340,12 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
   // tiles and runs fused with it. Checked by value for several thread counts and for a
   // caller's parallel_for that cuts the shared tiles into uneven chunks.
   // (131 channels: 16 full blocks, more than the kernel owns, so they pass over the tiles)
+  // The plan fuses when there are at least 4 shared tiles per hardware thread.
+  const auto threads = static_cast<dim>(std::max(1u, std::thread::hardware_concurrency()));
   for (const dim channels : {19, 31, 71, 131}) {
-    // 12 (4) images x 4 tiles: enough to share among threads
-    const dims shape{channels > 100 ? 4 : 12, channels, 48, 48};
+    // 12 (4) images x 4 tiles, more on a machine of more than 12 (4) threads: enough to
+    // share among threads
+    const dims shape{std::max<dim>(channels > 100 ? 4 : 12, threads), channels, 48, 48};
     for (const data_type type : {data_type::f32, data_type::bf16}) {
       INFO(channels << " channels, " << memfmt::to_string(type));
       const desc src(shape, data_type::f32, "nhwc"), dst(shape, type, "nChw8c");
