@@ -8,7 +8,6 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -22,9 +21,9 @@ namespace {
 
 constexpr std::size_t guard = 64;  // bytes after the destination that must stay untouched
 
-// Runs the reorder and the reference on the same random source and the same random
-// destination (for beta), and requires identical bytes, guard included.
-void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std::uint32_t seed = 1) {
+// Runs the plan `r` of src -> dst with attr and the reference on the same random source
+// and the same random destination (for beta), and requires identical bytes, guard included.
+void check_plan(const reorder& r, const desc& src, const desc& dst, const reorder_attr& attr = {}, std::uint32_t seed = 1) {
   std::mt19937 rng(seed);
   const std::size_t src_bytes = bytes_spanned(src), dst_bytes = bytes_spanned(dst);
   // exact sizes: AddressSanitizer sees any read past the source; the guard catches writes past the destination
@@ -33,7 +32,6 @@ void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std:
   fill_random(dst.get_data_type(), expected.data(), expected.size(), rng);
   actual = expected;
   reference_reorder(src, dst, attr, s.data(), expected.data());
-  const reorder r(src, dst, attr);
   r.execute(s.data(), actual.data());
   if (actual != expected) {
     std::size_t first = 0;
@@ -43,6 +41,11 @@ void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std:
                     << "), got " << int(actual[first]) << ", expected " << int(expected[first]) << "; "
                     << r.nests().size() << " nests" << (r.is_elementwise() ? ", element-wise" : ""));
   }
+}
+
+// The same with a new plan.
+void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std::uint32_t seed = 1) {
+  check_plan(reorder(src, dst, attr), src, dst, attr, seed);
 }
 
 const char* const tags4[] = {"nchw", "nhwc", "chwn", "nChw4c", "nChw8c", "nChw16c", "NChw16n16c", "NChw32n32c",
@@ -341,7 +344,7 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
   // caller's parallel_for that cuts the shared tiles into uneven chunks.
   // (131 channels: 16 full blocks, more than the kernel owns, so they pass over the tiles)
   // The plan fuses when there are at least 4 shared tiles per hardware thread.
-  const auto threads = static_cast<dim>(std::max(1u, std::thread::hardware_concurrency()));
+  const dim threads = memfmt::detail::hardware_threads();
   for (const dim channels : {19, 31, 71, 131}) {
     // 12 (4) images x 4 tiles, more on a machine of more than 12 (4) threads: enough to
     // share among threads
@@ -415,7 +418,8 @@ TEST_CASE("streaming stores once source and destination together outgrow the cac
 
 TEST_CASE("copies and moves of a plan run as the plan did, after it is gone", "[reorder]") {
   // A plan points its nests at its own scales and gather tables; a copy must point at
-  // its own (AddressSanitizer sees a read of the original's freed tables).
+  // its own: checked by address, and by running copies whose original is destroyed
+  // (AddressSanitizer sees a read of freed tables).
   const dims shape{3, 19, 2, 5};
   reorder_attr per_channel;
   per_channel.src_scales.mask = 1 << 1;
@@ -429,32 +433,42 @@ TEST_CASE("copies and moves of a plan run as the plan did, after it is gone", "[
       {desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::u8, "nChw4c"), per_channel},
       {desc({2, 2, 2, 4}, data_type::f32, "dcba"), desc({2, 2, 2, 4}, data_type::f32, "abcd"), {}},
   };
-  bool gathers = false;
+  // every nest of `r` points into r's own tables, none into `other`'s
+  const auto owns_its_tables = [](const reorder& r, const reorder& other) {
+    for (std::size_t k = 0; k < r.nests().size(); ++k) {
+      const memfmt::detail::placed_nest &p = r.nests()[k], &q = other.nests()[k];
+      if (p.loops.kind == memfmt::detail::kernel_kind::gather &&
+          (p.loops.gather_src != p.gather_src.data() ||
+           p.loops.gather_scale != (p.gather_scale.empty() ? nullptr : p.gather_scale.data())))
+        return false;
+      if (p.loops.cvt.scales != nullptr && p.loops.cvt.scales == q.loops.cvt.scales) return false;
+    }
+    return true;
+  };
+  bool gathers = false, scales = false;
   for (const planned& c : cases) {
     INFO(c.src.str() << " -> " << c.dst.str());
-    std::mt19937 rng(3);
-    std::vector<unsigned char> src(bytes_spanned(c.src)), expected(bytes_spanned(c.dst));
-    fill_random(c.src.get_data_type(), src.data(), src.size(), rng);
-    reference_reorder(c.src, c.dst, c.attr, src.data(), expected.data());
-    const auto run = [&](const reorder& r) {
-      std::vector<unsigned char> actual(expected.size(), 0xAB);
-      r.execute(src.data(), actual.data());
-      return actual;
-    };
-    std::vector<reorder> copies;
-    reorder assigned(c.dst, c.dst);
-    {
-      auto original = std::make_unique<reorder>(c.src, c.dst, c.attr);
-      for (const auto& p : original->nests()) gathers = gathers || p.loops.kind == memfmt::detail::kernel_kind::gather;
-      copies.push_back(*original);
-      assigned = *original;
-      copies.push_back(std::move(*original));
+    auto original = std::make_unique<reorder>(c.src, c.dst, c.attr);
+    for (const auto& p : original->nests()) {
+      gathers = gathers || p.loops.kind == memfmt::detail::kernel_kind::gather;
+      scales = scales || p.loops.cvt.scales != nullptr;
     }
-    copies.push_back(assigned);
-    for (const reorder& r : copies) CHECK(run(r) == expected);
-    CHECK(run(assigned) == expected);
+    const reorder copied(*original);
+    reorder assigned(c.dst, c.dst);
+    assigned = *original;
+    CHECK(owns_its_tables(copied, *original));
+    CHECK(owns_its_tables(assigned, *original));
+    original.reset();
+    check_plan(copied, c.src, c.dst, c.attr);
+    check_plan(assigned, c.src, c.dst, c.attr);
+    reorder moved(std::move(assigned));
+    check_plan(moved, c.src, c.dst, c.attr);
+    reorder move_assigned(c.dst, c.dst);
+    move_assigned = std::move(moved);
+    check_plan(move_assigned, c.src, c.dst, c.attr);
   }
-  CHECK(gathers);  // the tables of a gather are covered too
+  CHECK(gathers);  // the tables of a gather are covered
+  CHECK(scales);   // and per-channel scales
 }
 
 TEST_CASE("results do not depend on threads", "[reorder][threads]") {

@@ -31,6 +31,22 @@
 
 namespace memfmt {
 
+namespace detail {
+/// The processors online, which size the pieces a plan cuts for threads (any count
+/// gives the same results).
+inline dim hardware_threads() noexcept {
+  static const dim threads = [] {
+#if defined(_SC_NPROCESSORS_ONLN)
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<dim>(n) : dim{1};
+#else
+    return dim{8};
+#endif
+  }();
+  return threads;
+}
+}  // namespace detail
+
 /// Runs `body(begin, end)` over a partition of [0, count); how is up to the caller.
 using parallel_for_fn = std::function<void(dim count, const std::function<void(dim begin, dim end)>& body)>;
 
@@ -103,7 +119,8 @@ class reorder {
     execute(src.get_data_handle(), dst.get_data_handle());
   }
 
-  /// The nests the plan runs (for tests, benchmarks and curious users).
+  /// The nests the plan runs (for tests, benchmarks and curious users). They point into
+  /// this plan (its scales and gather tables): run them only while it lives.
   const std::vector<detail::placed_nest>& nests() const noexcept { return plan_.nests; }
   bool is_elementwise() const noexcept { return elementwise_; }
 
@@ -122,9 +139,7 @@ class reorder {
     bound_nests() = default;
     bound_nests(const bound_nests& other) : nests(other.nests), scales(other.scales) { bind(); }
     bound_nests& operator=(const bound_nests& other) {
-      nests = other.nests;
-      scales = other.scales;
-      bind();
+      if (this != &other) *this = bound_nests(other);  // (a throwing copy leaves *this as it was)
       return *this;
     }
     // (moves keep the vectors' buffers, so the pointers stay valid)
@@ -251,13 +266,13 @@ class reorder {
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
-      detail::split_for_threads(p.loops, 4 * hardware_threads());
+      detail::split_for_threads(p.loops, 4 * detail::hardware_threads());
     }
     // fused nests share their threads' work by tiles: keep them fused only when there
     // are enough tiles to go round
     for (std::size_t k = 1; k < nests.size(); ++k) {
       detail::placed_nest& p = nests[k];
-      if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * hardware_threads()) p.fused_loops = 0;
+      if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * detail::hardware_threads()) p.fused_loops = 0;
     }
     plan_.nests = std::move(nests);
     plan_.bind();
@@ -265,17 +280,6 @@ class reorder {
     scale_strides_ = scale_strides;
   }
 
-  static dim hardware_threads() noexcept {
-    static const dim threads = [] {
-#if defined(_SC_NPROCESSORS_ONLN)
-      const long n = sysconf(_SC_NPROCESSORS_ONLN);
-      return n > 0 ? static_cast<dim>(n) : dim{1};
-#else
-      return dim{8};  // only sizes the pieces threads share out; any count is correct
-#endif
-    }();
-    return threads;
-  }
 
 
 

@@ -221,14 +221,16 @@ struct column_map {
 /// rows further when they are close, since then the rows are one sequential stream
 /// (256 MiB on Zen 3, 8 KiB ahead instead of 1 KiB: nhwc -> nchw 69 -> 60 ms,
 /// nChw16c -> nchw with 17 channels 59 -> 55 ms; but nchw -> nhwc 26 -> 29 ms). Since
-/// such transposes go in bands (streamed_band_rows), 4 KiB: on Zen 4, one thread,
-/// nhwc -> nchw 82 -> 85 % of memcpy over three runs each.
+/// transposes to far-apart destination rows go in bands (streamed_band_rows), 4 KiB:
+/// on Zen 4, one thread, nhwc -> nchw 82 -> 85 % of memcpy, nChw16c -> nchw with 17
+/// channels 107 -> 106 % (the means of three runs each).
 inline constexpr dim prefetch_distance = 1024;
 inline constexpr dim prefetch_distance_close = 4096;
 
 /// Source rows of a band of a streamed transpose to far-apart destination rows: 1 KiB
-/// of each destination row, fewer when the band's source would outgrow 128 KiB (it is
-/// read once per column group, from L2), and a multiple of W.
+/// of each destination row, fewer when the source rows of the band would span more than
+/// 128 KiB (the band is read once per column group, from L2), and a multiple of W (at
+/// least W, however far apart the source rows are).
 template <std::size_t kSize, std::size_t W>
 constexpr dim streamed_band_rows(dim src_step) {
   constexpr auto w = static_cast<dim>(W);
@@ -392,8 +394,8 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
 /// edges): source rows `src_row` elements apart, starting at column `col0` of the
 /// map; destination rows placed by `cols_at`, consecutive destination columns
 /// (source rows) adjacent. Tiles go along a strip of W source rows, which reads the
-/// source sequentially, or, in cache, down a strip of W destination rows when those
-/// are the farther apart.
+/// source sequentially, or down a strip of W destination rows when those are the
+/// farther apart: over the whole block in cache, over bands of source rows from memory.
 template <std::size_t kSize, std::size_t W>
 void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const column_map& cols_at, dim col0, dim rows,
                      dim cols, bool stream) {
@@ -437,7 +439,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // make 1 KiB of each destination row (streamed_band_rows): its source stays in L2
       // while its column groups pass over it, and memory takes each destination row in
       // runs of 16 lines instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one
-      // thread: 65 -> 83 % of memcpy).
+      // thread: 65 -> 82 % of memcpy).
       const dim band = stream ? streamed_band_rows<kSize, W>(src_step) : rows;
       for (dim j0 = 0; j0 < rows; j0 += band) {
         const dim j1 = rows - j0 < band ? rows : j0 + band;
