@@ -71,6 +71,29 @@ std::vector<test_case> make_cases(kernel_kind kind, int per_pair, std::uint64_t 
   return cases;
 }
 
+/// A transpose of `images` blocks of rows x cols elements, random source and destination:
+/// source rows `src_row` elements apart (images back to back), destination rows
+/// `dst_row` apart (images `image` apart; 0: back to back); conversions scale by 0.75.
+test_case block_transpose_case(data_type from, data_type to, dim rows, dim cols, dim src_row, dim dst_row, bool stream,
+                               std::mt19937_64& rng, dim images = 1, dim image = 0) {
+  test_case tc;
+  nest& n = tc.n;
+  n.kind = kernel_kind::transpose;
+  n.cvt = memfmt::detail::conversion{from, to};
+  if (from != to) n.cvt.alpha = 0.75f;
+  n.stream_stores = stream;
+  if (image == 0) image = cols * dst_row;
+  const loop block_loops[] = {{rows, src_row, 1, 0}, {cols, 1, dst_row, 0}};
+  n.nloops = 0;
+  if (images > 1) n.loops[n.nloops++] = loop{images, rows * src_row, image, 0};
+  for (const loop& l : block_loops) n.loops[n.nloops++] = l;
+  tc.src.resize(static_cast<std::size_t>(images * rows * src_row) * memfmt::data_type_size(from));
+  fill_random(tc.src, from, rng);
+  tc.dst_init.resize(static_cast<std::size_t>(images * image) * memfmt::data_type_size(to));
+  fill_random(tc.dst_init, to, rng);
+  return tc;
+}
+
 }  // namespace
 
 TEST_CASE("copy kernel: every type pair on every target equals the reference", "[kernel]") {
@@ -256,26 +279,12 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
     for (const data_type to : all_types) {
       const auto size = static_cast<dim>(memfmt::data_type_size(to));
       for (int k = 0; k < 4; ++k) {
-        test_case tc;
-        nest& n = tc.n;
-        n.kind = kernel_kind::transpose;
-        n.cvt = memfmt::detail::conversion{from, to};
-        if (from != to) n.cvt.alpha = 0.75f;
-        n.stream_stores = k != 3;
         const dim rows = 1 + static_cast<dim>(rng() % 100), cols = 1 + static_cast<dim>(rng() % 40);
         const dim line = 64 / size;  // destination rows a whole number of lines apart
         const dim dst_row = (rows + line - 1) / line * line + (k == 2 ? line : 0);
         const dim src_row = std::max(cols + static_cast<dim>(rng() % 3), k % 2 == 0 ? dst_row : 0);
         const dim images = 4, image = cols * dst_row + 16 / size;
-        n.nloops = 3;
-        n.loops[0] = loop{images, rows * src_row, image, 0};
-        n.loops[1] = loop{rows, src_row, 1, 0};
-        n.loops[2] = loop{cols, 1, dst_row, 0};
-        tc.src.resize(static_cast<std::size_t>(images * rows * src_row) * memfmt::data_type_size(from));
-        fill_random(tc.src, from, rng);
-        tc.dst_init.resize(static_cast<std::size_t>(images * image * size));
-        fill_random(tc.dst_init, to, rng);
-        cases.push_back(std::move(tc));
+        cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, k != 3, rng, images, image));
       }
     }
   }
@@ -298,26 +307,13 @@ TEST_CASE("streamed transposes to destination rows farther apart than the source
       const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
       const auto size = static_cast<dim>(memfmt::data_type_size(to));
       for (int k = 0; k < 2; ++k) {
-        test_case tc;
-        nest& n = tc.n;
-        n.kind = kernel_kind::transpose;
-        n.cvt = memfmt::detail::conversion{from, to};
-        if (from != to) n.cvt.alpha = 0.75f;
-        n.stream_stores = true;
         const dim cols = 1 + static_cast<dim>(rng() % 40);
         const bool far = k == 1;
         const dim src_row = far ? 4096 / src_size : cols + static_cast<dim>(rng() % 3);
         const dim rows = (far ? 64 : 1024 / size * 2) + 1 + static_cast<dim>(rng() % 100);
         const dim line = 64 / size;
         const dim dst_row = (std::max(rows, src_row + 1) + line - 1) / line * line;  // whole lines apart
-        n.nloops = 2;
-        n.loops[0] = loop{rows, src_row, 1, 0};
-        n.loops[1] = loop{cols, 1, dst_row, 0};
-        tc.src.resize(static_cast<std::size_t>(rows * src_row * src_size));
-        fill_random(tc.src, from, rng);
-        tc.dst_init.resize(static_cast<std::size_t>(cols * dst_row * size));
-        fill_random(tc.dst_init, to, rng);
-        cases.push_back(std::move(tc));
+        cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, true, rng));
       }
     }
   }
@@ -337,22 +333,10 @@ TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (
       const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
       const auto size = static_cast<dim>(memfmt::data_type_size(to));
       for (int k = 0; k < (from == to ? 6 : 1); ++k) {
-        test_case tc;
-        nest& n = tc.n;
-        n.kind = kernel_kind::transpose;
-        n.cvt = memfmt::detail::conversion{from, to};
-        if (from != to) n.cvt.alpha = 0.75f;
         const dim rows = 1 + static_cast<dim>(rng() % 100), cols = 1 + static_cast<dim>(rng() % 80);
         const dim src_row = 2048 / src_size * (1 + static_cast<dim>(rng() % 2));
         const dim dst_row = (rows * size + 63) / 64 * 64 / size;  // whole lines apart
-        n.nloops = 2;
-        n.loops[0] = loop{rows, src_row, 1, 0};
-        n.loops[1] = loop{cols, 1, dst_row, 0};
-        tc.src.resize(static_cast<std::size_t>(rows * src_row * src_size));
-        fill_random(tc.src, from, rng);
-        tc.dst_init.resize(static_cast<std::size_t>(cols * dst_row * size));
-        fill_random(tc.dst_init, to, rng);
-        cases.push_back(std::move(tc));
+        cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, false, rng));
       }
     }
   }
