@@ -72,10 +72,11 @@ std::vector<test_case> make_cases(kernel_kind kind, int per_pair, std::uint64_t 
 }
 
 /// A transpose of `images` blocks of rows x cols elements, random source and destination:
-/// source rows `src_row` elements apart (images back to back), destination rows
-/// `dst_row` apart (images `image` apart; 0: back to back); conversions scale by 0.75.
+/// source rows `src_row` elements apart (images `src_image` apart; 0: back to back),
+/// destination rows `dst_row` apart (images `image` apart; 0: back to back); conversions
+/// scale by 0.75.
 test_case block_transpose_case(data_type from, data_type to, dim rows, dim cols, dim src_row, dim dst_row, bool stream,
-                               std::mt19937_64& rng, dim images = 1, dim image = 0) {
+                               std::mt19937_64& rng, dim images = 1, dim image = 0, dim src_image = 0) {
   test_case tc;
   nest& n = tc.n;
   n.kind = kernel_kind::transpose;
@@ -83,11 +84,12 @@ test_case block_transpose_case(data_type from, data_type to, dim rows, dim cols,
   if (from != to) n.cvt.alpha = 0.75f;
   n.stream_stores = stream;
   if (image == 0) image = cols * dst_row;
+  if (src_image == 0) src_image = rows * src_row;
   const loop block_loops[] = {{rows, src_row, 1, 0}, {cols, 1, dst_row, 0}};
   n.nloops = 0;
-  if (images > 1) n.loops[n.nloops++] = loop{images, rows * src_row, image, 0};
+  if (images > 1) n.loops[n.nloops++] = loop{images, src_image, image, 0};
   for (const loop& l : block_loops) n.loops[n.nloops++] = l;
-  tc.src.resize(static_cast<std::size_t>(images * rows * src_row) * memfmt::data_type_size(from));
+  tc.src.resize(static_cast<std::size_t>(images * src_image) * memfmt::data_type_size(from));
   fill_random(tc.src, from, rng);
   tc.dst_init.resize(static_cast<std::size_t>(images * image) * memfmt::data_type_size(to));
   fill_random(tc.dst_init, to, rng);
@@ -314,6 +316,49 @@ TEST_CASE("streamed transposes to destination rows farther apart than the source
         const dim line = 64 / size;
         const dim dst_row = (std::max(rows, src_row + 1) + line - 1) / line * line;  // whole lines apart
         cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, true, rng));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
+TEST_CASE("transposes whose rows start inside a cache line (first rows or columns up to a line boundary on their "
+          "own) on every target equal the reference",
+          "[kernel]") {
+  // Source and destination rows whole lines apart, blocks starting at every element
+  // offset in the line on either side (images a few elements more than a block apart),
+  // with row and column counts around the splits; one or several column periods
+  // (oihw -> OIhw16i16o: columns over two loops), streamed or not.
+  std::mt19937_64 rng(25);
+  std::vector<test_case> cases;
+  for (const data_type from : all_types) {
+    for (const data_type to : all_types) {
+      const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
+      const auto size = static_cast<dim>(memfmt::data_type_size(to));
+      for (int k = 0; k < (from == to ? 6 : 2); ++k) {
+        const dim rows = 1 + static_cast<dim>(rng() % 150), cols = 1 + static_cast<dim>(rng() % 90);
+        const dim src_line = 64 / src_size, line = 64 / size;
+        const dim src_row = (cols + src_line - 1) / src_line * src_line + (k % 3 == 0 ? src_line : 0);
+        const dim dst_row = (rows + line - 1) / line * line + (k % 3 == 1 ? line : 0);
+        const dim images = 6;
+        const dim src_image = rows * src_row + 1 + static_cast<dim>(rng() % 15);
+        const dim image = cols * dst_row + 1 + static_cast<dim>(rng() % 15);
+        test_case tc = block_transpose_case(from, to, rows, cols, src_row, dst_row, k % 2 == 0, rng, images, image, src_image);
+        if (k == 5 && cols >= 6) {
+          // columns over two loops: periods of 3 columns, each period's rows a line apart
+          nest& n = tc.n;
+          const dim period = 3, periods = cols / period, period_step = period * dst_row + line;
+          const dim periods_image = periods * period_step + 1 + static_cast<dim>(rng() % 15);
+          n.nloops = 4;
+          n.loops[0] = loop{images, src_image, periods_image, 0};
+          n.loops[1] = loop{periods, period, period_step, 0};
+          n.loops[2] = loop{rows, src_row, 1, 0};
+          n.loops[3] = loop{period, 1, dst_row, 0};
+          n.column_loops = 2;
+          tc.dst_init.resize(static_cast<std::size_t>(images * periods_image * size));
+          fill_random(tc.dst_init, to, rng);
+        }
+        cases.push_back(std::move(tc));
       }
     }
   }

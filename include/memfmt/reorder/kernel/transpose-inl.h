@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <type_traits>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
@@ -401,6 +402,34 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
                      dim cols, bool stream) {
   constexpr auto w = static_cast<dim>(W);
   const dim src_step = src_row * dim{kSize};
+  // A tile row that crosses a cache line costs about twice as much to store, or to load,
+  // as one that does not: buffers 16 bytes past a line, as malloc returns large blocks,
+  // made nhwc -> nchw in L2 1.75x slower and nchw -> nhwc 1.8x. When every destination
+  // (source) row starts at the same place in its line, the rows (columns) before the
+  // first line boundary go as a block of their own, and the other tiles store (load)
+  // whole lines.
+  const auto lead = [](const void* p, dim step) -> dim {  // elements to a line, or 0
+    const auto past = static_cast<dim>(reinterpret_cast<std::uintptr_t>(p) % 64);
+    return step % 64 == 0 && past % dim{kSize} == 0 ? (64 - past) % 64 / dim{kSize} : 0;
+  };
+  const bool one_period = col0 + cols <= cols_at.period;
+  const dim dst_lead = lead(dst, one_period ? cols_at.inner_stride * dim{kSize}
+                                            : std::gcd(cols_at.inner_stride, cols_at.outer_stride) * dim{kSize});
+  if (dst_lead > 0 && rows - dst_lead >= w) {
+    column_map head = cols_at;
+    head.spare = 0;  // rows follow its rows, not padding
+    transpose_block<kSize, W>(src, src_row, dst, head, col0, dst_lead, cols, stream);
+    transpose_block<kSize, W>(src + dst_lead * src_step, src_row, dst + dst_lead * dim{kSize}, cols_at, col0,
+                              rows - dst_lead, cols, stream);
+    return;
+  }
+  const dim src_lead = lead(src, src_step);
+  if (src_lead > 0 && cols - src_lead >= w) {
+    transpose_block<kSize, W>(src, src_row, dst, cols_at, col0, rows, src_lead, stream);
+    transpose_block<kSize, W>(src + src_lead * dim{kSize}, src_row, dst, cols_at, col0 + src_lead, rows, cols - src_lead,
+                              stream);
+    return;
+  }
   std::byte* at[W];
   const auto place = [&](dim i, dim j) {  // destination rows of columns i.., at row j
     dim q = (col0 + i) / cols_at.period, r = (col0 + i) % cols_at.period;
