@@ -429,6 +429,44 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
   check_cases(cases);
 }
 
+TEST_CASE("plain copies whose rows fill one line per pixel from several planes (nChw8c -> nChw16c), into a "
+          "destination at every offset in a line, on every target equal the reference",
+          "[kernel]") {
+  // Each pixel's line takes one row from each of 64 / row_bytes source planes; images a
+  // few elements more than their lines apart, so that their destinations start at
+  // many offsets within a line, aligned or not.
+  std::mt19937_64 rng(26);
+  std::vector<test_case> cases;
+  for (const data_type t : all_types) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim row_bytes : {8, 16, 32}) {
+      for (int k = 0; k < 4; ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::copy;
+        n.cvt = memfmt::detail::conversion{t, t};
+        n.stream_stores = k % 2 == 0;
+        const dim row = row_bytes / size, per_line = 64 / row_bytes, line = 64 / size;
+        if (row == 0) continue;
+        const dim pixels = 1 + static_cast<dim>(rng() % 40), images = 4;
+        const dim plane = pixels * row + row * static_cast<dim>(rng() % 2);
+        const dim src_image = per_line * plane, dst_image = pixels * line + 1 + static_cast<dim>(rng() % 7);
+        n.nloops = 4;
+        n.loops[0] = loop{images, src_image, dst_image, 0};
+        n.loops[1] = loop{pixels, row, line, 0};
+        n.loops[2] = loop{per_line, plane, row, 0};
+        n.loops[3] = loop{row, 1, 1, 0};
+        tc.src.resize(static_cast<std::size_t>(images * src_image * size));
+        fill_random(tc.src, t, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(images * dst_image * size));
+        fill_random(tc.dst_init, t, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("plain copies of rows followed by zeros up to 16, 32 or 64 bytes (the last channel block of nChw16c "
           "with 17 or 71 channels), streamed or not, on every target equal the reference",
           "[kernel]") {

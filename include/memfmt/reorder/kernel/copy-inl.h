@@ -211,6 +211,14 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
       streamed([&](auto streaming) { move_across_runs<B, decltype(streaming)::value>(src, dst, w); });
       return;
     }
+    // rows that fill one line per outer step, which starts inside a line (a buffer 16
+    // bytes into one): the rows of a step still go together, loads before stores
+    if (w.dst_inner == static_cast<dim>(B) && w.inner == per_line && w.dst_outer == 64 &&
+        reinterpret_cast<std::uintptr_t>(dst) % 64 != 0) {
+      for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
+        move_rows<B, per_line, false>(src, w.src_inner, dst, B);
+      return;
+    }
     // shorter rows back to back: moved a whole aligned line at a time (its rows in one
     // step, which keeps streaming stores' lines whole: twice as fast from memory as a
     // row per step), the partial lines at both ends of each run through the cache
