@@ -280,9 +280,6 @@ class reorder {
     scale_strides_ = scale_strides;
   }
 
-
-
-
   void combine_scales(int mask) {
     const int n = src_.get_ndims();
     const dims all = row_major_strides(mask);

@@ -211,12 +211,20 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
       streamed([&](auto streaming) { move_across_runs<B, decltype(streaming)::value>(src, dst, w); });
       return;
     }
-    // rows that fill one line per outer step, which starts inside a line (a buffer 16
-    // bytes into one): the rows of a step still go together, loads before stores
-    if (w.dst_inner == static_cast<dim>(B) && w.inner == per_line && w.dst_outer == 64 &&
-        reinterpret_cast<std::uintptr_t>(dst) % 64 != 0) {
-      for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
-        move_rows<B, per_line, false>(src, w.src_inner, dst, B);
+    // rows that fill one whole line per outer step (nChw8c -> nChw16c): a line's rows in
+    // one step, loads before stores, with no ends to look for; streamed when the lines
+    // are aligned (in a buffer 16 bytes into a line they still go a line at a time:
+    // row by row was half as fast)
+    if (w.dst_inner == static_cast<dim>(B) && w.inner == per_line && w.dst_outer == 64) {
+      const auto lines = [&](auto streaming) {
+        for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
+          move_rows<B, per_line, decltype(streaming)::value>(src, w.src_inner, dst, B);
+      };
+      if (reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+        streamed(lines);
+      } else {
+        lines(std::false_type{});
+      }
       return;
     }
     // shorter rows back to back: moved a whole aligned line at a time (its rows in one
@@ -224,14 +232,6 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     // row per step), the partial lines at both ends of each run through the cache
     if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
         w.dst_outer % static_cast<dim>(B) == 0) {
-      if (w.inner == per_line && w.dst_outer == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
-        // one whole line per outer step (nChw8c -> nChw16c): no ends to look for
-        streamed([&](auto streaming) {
-          for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
-            move_rows<B, per_line, decltype(streaming)::value>(src, w.src_inner, dst, B);
-        });
-        return;
-      }
       for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
         dim lead = rows_to_line<B>(dst);
         if (lead > w.inner) lead = w.inner;
