@@ -360,36 +360,49 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
   if (!scale_varies) scale.clear();
 }
 
-/// Gives the loops outside the kernel at least `pieces` iterations (threads share
-/// out those), when the nest is large enough to be worth sharing: the outermost loop
-/// the kernel owns (then, if need be, its innermost), of extent q * c, becomes an
-/// outer loop of q and an owned loop of c, with c a multiple of 16 for a transpose
-/// (whole tiles) and of 64 elements for rows (aligned stores).
+/// Gives the loops outside the kernel at least `4 * threads` iterations (threads share
+/// out those, in contiguous runs), when the nest is large enough to be worth sharing: a
+/// loop the kernel owns, of extent q * c, becomes an outer loop of q and an owned loop of
+/// c, with c a multiple of 16 for a transpose (whole tiles) and of 64 elements for rows
+/// (aligned stores). A copy splits its outermost owned loop first (each thread keeps
+/// sequential runs), then its rows. A transpose splits its columns first, then its rows,
+/// so that each thread writes whole destination rows, one stretch of memory: split by
+/// rows first, each thread wrote a stretch of every row, and nhwc -> nchw in L2 ran no
+/// faster on two threads than on one (each core took half again as long over its half
+/// as alone; its prefetchers, running on along a row, likely took the other's lines).
 /// @post the nest visits the same elements with the same offsets
-inline void split_for_threads(nest& n, dim pieces) {
+inline void split_for_threads(nest& n, dim threads) {
   if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave) return;  // fixed blocks
   constexpr dim worth_sharing = dim{1} << 16;  // elements
+  const dim pieces = 4 * threads;
   dim total = 1;
   for (int k = 0; k < n.nloops; ++k) total *= n.loops[k].extent;
   if (total < worth_sharing) return;
+  const bool columns_first = n.kind == kernel_kind::transpose && n.column_loops == 1;
   for (int pass = 0; pass < 2; ++pass) {
     const dim outer = n.outer_count();
     if (outer >= pieces || n.nloops >= max_loops) return;
-    // the outer owned loop first (the rows: each thread keeps sequential runs), then the inner
     const int first = n.nloops - n.owned_loops();
-    const int pick = pass == 0 || first == n.nloops - 1 ? first : n.nloops - 1;
+    const bool innermost = (pass == 0) == columns_first && first != n.nloops - 1;
+    const int pick = innermost ? n.nloops - 1 : first;
     const int run = n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1;
     if (n.zero_tail != 0 && pick == run) continue;  // its zeros follow the whole run
     const loop l = n.loops[pick];
     const bool row = pick == n.nloops - 1;
     const dim granule = n.kind == kernel_kind::transpose ? 16 : row ? 64 : 1;
     const dim want = (pieces + outer - 1) / outer;
+    const auto fits = [&](dim count) { return l.extent % count == 0 && (l.extent / count) % granule == 0; };
     dim q = 0;  // the count of pieces
-    for (dim count = want; count <= 8 * want && count <= l.extent; ++count)
-      if (l.extent % count == 0 && (l.extent / count) % granule == 0) {
-        q = count;
-        break;
-      }
+    if (columns_first && pass == 0) {
+      // as many as wanted or fewer, each at least two tiles wide (narrower columns slow the
+      // kernel down), a multiple of the thread count if there is one (whole pieces each)
+      for (int any = 0; any < 2; ++any)
+        for (dim count = std::min(want, l.extent / (2 * granule)); q == 0 && count >= 2; --count)
+          if (fits(count) && (any == 1 || count % threads == 0)) q = count;
+    } else {
+      for (dim count = want; q == 0 && count <= 8 * want && count <= l.extent; ++count)
+        if (fits(count)) q = count;
+    }
     if (q == 0) continue;
     const dim c = l.extent / q;
     nest split = n;

@@ -266,7 +266,7 @@ class reorder {
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
-      detail::split_for_threads(p.loops, 4 * detail::hardware_threads());
+      detail::split_for_threads(p.loops, detail::hardware_threads());
     }
     // fused nests share their threads' work by tiles: keep them fused only when there
     // are enough tiles to go round
