@@ -84,6 +84,11 @@ TEST_CASE("a nest split for threads visits the same elements at the same offsets
   nests.push_back(make_nest(kernel_kind::copy, {{64, 4096, 4096, 0}, {4096, 1, 1, 0}}));
   nests.push_back(make_nest(kernel_kind::copy, {{4096, 32, 64, 1}, {32, 1, 1, 0}}));
   nests.push_back(make_nest(kernel_kind::copy, {{512, 256, 256, 0}, {8, 32, 32, 1}, {32, 1, 1, 0}}));
+  // runs followed by padding zeros (1 or 7 channels of a 16-channel block), which stay whole
+  nests.push_back(make_nest(kernel_kind::copy, {{3844, 1, 16, 0}, {1, 1, 1, 0}}));
+  nests.back().zero_tail = 15;
+  nests.push_back(make_nest(kernel_kind::transpose, {{7, 3844, 1, 0}, {3844, 1, 16, 0}}));
+  nests.back().zero_tail = 9;
   for (const nest& original : nests) {
     const std::vector<offsets> expected = sorted(elements(original, 0, original.outer_count()));
     for (const dim threads : {1, 2, 3, 4, 8, 64}) {
@@ -92,6 +97,10 @@ TEST_CASE("a nest split for threads visits the same elements at the same offsets
       INFO("nest of " << original.nloops << " loops, first extent " << original.loops[0].extent << ", " << threads
                       << " threads -> " << split.nloops << " loops");
       CHECK(split.outer_count() >= original.outer_count());
+      if (original.zero_tail != 0) {  // the run the zeros follow is whole
+        const int run = original.nloops - (original.kind == kernel_kind::transpose ? 2 : 1);
+        CHECK(split.loops[run + split.nloops - original.nloops].extent == original.loops[run].extent);
+      }
       REQUIRE(sorted(elements(split, 0, split.outer_count())) == expected);
     }
   }

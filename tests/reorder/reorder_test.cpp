@@ -491,6 +491,43 @@ TEST_CASE("results do not depend on threads", "[reorder][threads]") {
   REQUIRE(one == custom);
 }
 
+TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threads]") {
+  // large enough to be shared: transposes, a copy with padding, a tiled copy with the
+  // partial block fused to it; each against the reference, also with a caller's
+  // parallel_for that runs the pieces one by one in reverse
+  const std::tuple<dims, const char*, const char*> cases[] = {
+      {{1, 64, 32, 32}, "nhwc", "nchw"},     {{1, 64, 32, 32}, "nchw", "nhwc"},     {{1, 17, 62, 62}, "nchw", "nChw16c"},
+      {{1, 17, 62, 62}, "nChw16c", "nchw"},  {{1, 71, 30, 30}, "nhwc", "nChw8c"},   {{1, 71, 30, 30}, "nchw", "nChw16c"},
+      {{3, 24, 40, 40}, "nChw8c", "nChw16c"}};
+  for (const auto& [shape, from, to] : cases)
+    for (const int threads : {1, 2, 3, 8}) {
+      const desc src(shape, data_type::f32, from), dst(shape, data_type::f32, to);
+      reorder_attr attr;
+      attr.threads = threads;
+      const reorder r(src, dst, attr);
+      INFO(from << " -> " << to << ", " << threads << " threads");
+      // the first nest holds most of the work: cut for threads (into a piece each at least,
+      // up to 3 threads with these shapes), and not for one
+      reorder_attr one;
+      one.threads = 1;
+      const reorder single(src, dst, one);
+      const memfmt::detail::nest& uncut = single.nests()[0].loops;
+      const memfmt::detail::nest& cut = r.nests()[0].loops;
+      if (threads > 1) CHECK(cut.nloops > uncut.nloops);
+      if (threads > 1 && threads <= 3) CHECK(cut.outer_count() >= threads);
+      check_plan(r, src, dst, attr);
+      std::vector<float> s(src.get_size() / 4);
+      std::mt19937 rng(7);
+      fill_random(data_type::f32, s.data(), src.get_size(), rng);
+      std::vector<unsigned char> expected(dst.get_size(), 1), reversed(dst.get_size(), 2);
+      reference_reorder(src, dst, {}, s.data(), expected.data());
+      r.execute(s.data(), reversed.data(), [](dim count, const std::function<void(dim, dim)>& body) {
+        for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
+      });
+      REQUIRE(reversed == expected);
+    }
+}
+
 TEST_CASE("zero-volume tensors touch nothing", "[reorder]") {
   const desc src({2, 0, 3}, data_type::f32, "abc"), dst({2, 0, 3}, data_type::s8, "acb");
   const reorder r(src, dst);

@@ -23,7 +23,10 @@ struct reorder_attr {
   std::int32_t src_zero_point = 0;   ///< zp_src, for integer sources
   std::int32_t dst_zero_point = 0;   ///< zp_dst, for integer destinations
   float sum_beta = 0.f;              ///< beta: accumulate into the destination
-  int threads = 0;                   ///< 0: all cores (OpenMP builds), 1: the calling thread only
+  /// 0: all cores (OpenMP builds), 1: the calling thread only. The plan cuts its work
+  /// into pieces for this many threads (0: every processor; 1: none), also when a
+  /// caller's `parallel_for` runs it.
+  int threads = 0;
 };
 
 }  // namespace memfmt

@@ -363,7 +363,8 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 /// Gives the loops outside the kernel at least `4 * threads` iterations (threads share
 /// out those, in contiguous runs), when the nest is large enough to be worth sharing: a
 /// loop the kernel owns, of extent q * c, becomes an outer loop of q and an owned loop of
-/// c, with c a multiple of 16 for a transpose (whole tiles) and of 64 elements for rows
+/// c, with c a multiple of 16 for a transpose (whole tiles; or at least 256, a partial
+/// tile then costs little: the 62 x 62 pixels of an image) and of 64 elements for rows
 /// (aligned stores). A copy splits its outermost owned loop first (each thread keeps
 /// sequential runs), then its rows. A transpose splits its columns first, then its rows,
 /// so that each thread writes whole destination rows, one stretch of memory: split by
@@ -373,10 +374,12 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 /// @post the nest visits the same elements with the same offsets
 inline void split_for_threads(nest& n, dim threads) {
   if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave) return;  // fixed blocks
-  constexpr dim worth_sharing = dim{1} << 16;  // elements
+  constexpr dim worth_sharing = dim{1} << 15;  // elements (of f32, 256 KiB moved: several times a thread team's start)
   const dim pieces = 4 * threads;
+  // elements written, padding zeros included (a block of one channel and 15 zeros)
+  const int run = n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1;
   dim total = 1;
-  for (int k = 0; k < n.nloops; ++k) total *= n.loops[k].extent;
+  for (int k = 0; k < n.nloops; ++k) total *= k == run ? n.loops[k].extent + n.zero_tail : n.loops[k].extent;
   if (total < worth_sharing) return;
   const bool columns_first = n.kind == kernel_kind::transpose && n.column_loops == 1;
   for (int pass = 0; pass < 2; ++pass) {
@@ -385,13 +388,15 @@ inline void split_for_threads(nest& n, dim threads) {
     const int first = n.nloops - n.owned_loops();
     const bool innermost = (pass == 0) == columns_first && first != n.nloops - 1;
     const int pick = innermost ? n.nloops - 1 : first;
-    const int run = n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1;
     if (n.zero_tail != 0 && pick == run) continue;  // its zeros follow the whole run
     const loop l = n.loops[pick];
     const bool row = pick == n.nloops - 1;
     const dim granule = n.kind == kernel_kind::transpose ? 16 : row ? 64 : 1;
     const dim want = (pieces + outer - 1) / outer;
-    const auto fits = [&](dim count) { return l.extent % count == 0 && (l.extent / count) % granule == 0; };
+    const auto fits = [&](dim count) {
+      const dim c = l.extent / count;
+      return l.extent % count == 0 && (c % granule == 0 || (n.kind == kernel_kind::transpose && c >= 16 * granule));
+    };
     dim q = 0;  // the count of pieces
     if (columns_first && pass == 0) {
       // as many as wanted or fewer, each at least two tiles wide (narrower columns slow the
@@ -399,8 +404,10 @@ inline void split_for_threads(nest& n, dim threads) {
       for (int any = 0; any < 2; ++any)
         for (dim count = std::min(want, l.extent / (2 * granule)); q == 0 && count >= 2; --count)
           if (fits(count) && (any == 1 || count % threads == 0)) q = count;
-    } else {
+    } else {  // as many as wanted, up to 8 times as many, else fewer
       for (dim count = want; q == 0 && count <= 8 * want && count <= l.extent; ++count)
+        if (fits(count)) q = count;
+      for (dim count = want - 1; q == 0 && count >= 2; --count)
         if (fits(count)) q = count;
     }
     if (q == 0) continue;

@@ -263,16 +263,19 @@ class reorder {
     // cache too, so once both do not fit, the first destination lines are gone before the
     // reorder ends, and keeping them would only cost a read of each line
     const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
+    // cut for the threads that will run the plan (one thread: pieces would only cut the
+    // kernel's runs short)
+    const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
     for (detail::placed_nest& p : nests) {
       p.loops.cvt = cvt;
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
-      detail::split_for_threads(p.loops, detail::hardware_threads());
+      if (threads > 1) detail::split_for_threads(p.loops, threads);
     }
     // fused nests share their threads' work by tiles: keep them fused only when there
     // are enough tiles to go round
     for (std::size_t k = 1; k < nests.size(); ++k) {
       detail::placed_nest& p = nests[k];
-      if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * detail::hardware_threads()) p.fused_loops = 0;
+      if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * threads) p.fused_loops = 0;
     }
     plan_.nests = std::move(nests);
     plan_.bind();
