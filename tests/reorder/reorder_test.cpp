@@ -48,6 +48,19 @@ void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std:
   check_plan(reorder(src, dst, attr), src, dst, attr, seed);
 }
 
+// Runs the plan `r` of an f32 src -> dst with no attribute through a caller's
+// parallel_for, and requires the reference's bytes.
+void check_parallel_for(const reorder& r, const desc& src, const desc& dst, const memfmt::parallel_for_fn& parallel_for,
+                        std::uint32_t seed) {
+  std::vector<float> s(src.get_size() / 4);
+  std::mt19937 rng(seed);
+  fill_random(data_type::f32, s.data(), src.get_size(), rng);
+  std::vector<unsigned char> expected(dst.get_size(), 1), actual(dst.get_size(), 2);
+  reference_reorder(src, dst, {}, s.data(), expected.data());
+  r.execute(s.data(), actual.data(), parallel_for);
+  REQUIRE(actual == expected);
+}
+
 const char* const tags4[] = {"nchw", "nhwc", "chwn", "nChw4c", "nChw8c", "nChw16c", "NChw16n16c", "NChw32n32c",
                              "OIhw16i16o", "OIhw4i16o4i", "OIhw8i8o", "IOhw16o16i", "OIhw2i8o4i", "Acdb32a", "ABcd8b16a2b",
                              "aBCd2b4c2b", "Abcd3a", "aBcd5b", "cdba", "bacd"};
@@ -368,15 +381,10 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
         attr.threads = threads;
         check(src, dst, attr);
       }
-      std::vector<float> s(src.get_size() / 4);
-      std::mt19937 rng(5);
-      fill_random(data_type::f32, s.data(), src.get_size(), rng);
-      std::vector<unsigned char> expected(dst.get_size(), 1), uneven(dst.get_size(), 2);
-      reference_reorder(src, dst, {}, s.data(), expected.data());
-      r.execute(s.data(), uneven.data(), [](dim count, const std::function<void(dim, dim)>& body) {
+      // uneven chunks
+      check_parallel_for(r, src, dst, [](dim count, const std::function<void(dim, dim)>& body) {
         for (dim begin = 0, step = 1; begin < count; begin += step++) body(begin, std::min(count, begin + step));
-      });
-      REQUIRE(uneven == expected);
+      }, 5);
     }
   }
 }
@@ -516,15 +524,9 @@ TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threa
       if (threads > 1) CHECK(cut.nloops > uncut.nloops);
       if (threads > 1 && threads <= 3) CHECK(cut.outer_count() >= threads);
       check_plan(r, src, dst, attr);
-      std::vector<float> s(src.get_size() / 4);
-      std::mt19937 rng(7);
-      fill_random(data_type::f32, s.data(), src.get_size(), rng);
-      std::vector<unsigned char> expected(dst.get_size(), 1), reversed(dst.get_size(), 2);
-      reference_reorder(src, dst, {}, s.data(), expected.data());
-      r.execute(s.data(), reversed.data(), [](dim count, const std::function<void(dim, dim)>& body) {
+      check_parallel_for(r, src, dst, [](dim count, const std::function<void(dim, dim)>& body) {
         for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
-      });
-      REQUIRE(reversed == expected);
+      }, 7);
     }
 }
 
