@@ -89,6 +89,9 @@ TEST_CASE("a nest split for threads visits the same elements at the same offsets
   nests.back().zero_tail = 15;
   nests.push_back(make_nest(kernel_kind::transpose, {{7, 3844, 1, 0}, {3844, 1, 16, 0}}));
   nests.back().zero_tail = 9;
+  // 48 channels of a 64-channel block: the columns split first, the rows must not be
+  nests.push_back(make_nest(kernel_kind::transpose, {{48, 3844, 1, 0}, {3844, 1, 64, 0}}));
+  nests.back().zero_tail = 16;
   for (const nest& original : nests) {
     const std::vector<offsets> expected = sorted(elements(original, 0, original.outer_count()));
     for (const dim threads : {1, 2, 3, 4, 8, 64}) {
@@ -97,6 +100,8 @@ TEST_CASE("a nest split for threads visits the same elements at the same offsets
       INFO("nest of " << original.nloops << " loops, first extent " << original.loops[0].extent << ", " << threads
                       << " threads -> " << split.nloops << " loops");
       CHECK(split.outer_count() >= original.outer_count());
+      if (original.column_loops == 2)  // columns over two loops: the inner one stays whole
+        CHECK(split.loops[split.nloops - 1].extent == original.loops[original.nloops - 1].extent);
       if (original.zero_tail != 0) {  // the run the zeros follow is whole
         const int run = original.nloops - (original.kind == kernel_kind::transpose ? 2 : 1);
         CHECK(split.loops[run + split.nloops - original.nloops].extent == original.loops[run].extent);

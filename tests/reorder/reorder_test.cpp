@@ -500,13 +500,13 @@ TEST_CASE("results do not depend on threads", "[reorder][threads]") {
 }
 
 TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threads]") {
-  // large enough to be shared: transposes, a copy with padding, a tiled copy with the
-  // partial block fused to it; each against the reference, also with a caller's
-  // parallel_for that runs the pieces one by one in reverse
+  // large enough to be shared: transposes (one whose rows are followed by padding), a
+  // copy with padding, a tiled copy with the partial block fused to it; each against the
+  // reference, also with a caller's parallel_for that runs the pieces one by one in reverse
   const std::tuple<dims, const char*, const char*> cases[] = {
       {{1, 64, 32, 32}, "nhwc", "nchw"},     {{1, 64, 32, 32}, "nchw", "nhwc"},     {{1, 17, 62, 62}, "nchw", "nChw16c"},
       {{1, 17, 62, 62}, "nChw16c", "nchw"},  {{1, 71, 30, 30}, "nhwc", "nChw8c"},   {{1, 71, 30, 30}, "nchw", "nChw16c"},
-      {{3, 24, 40, 40}, "nChw8c", "nChw16c"}};
+      {{3, 24, 40, 40}, "nChw8c", "nChw16c"}, {{1, 48, 62, 62}, "nchw", "aBcd64b"}};
   for (const auto& [shape, from, to] : cases)
     for (const int threads : {1, 2, 3, 8}) {
       const desc src(shape, data_type::f32, from), dst(shape, data_type::f32, to);

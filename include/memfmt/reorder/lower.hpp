@@ -360,10 +360,10 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
   if (!scale_varies) scale.clear();
 }
 
-/// Gives the loops outside the kernel at least `4 * threads` iterations (threads share
-/// out those, in contiguous runs), when the nest is large enough to be worth sharing: a
-/// loop the kernel owns, of extent q * c, becomes an outer loop of q and an owned loop of
-/// c, with c a multiple of 16 for a transpose (whole tiles; or at least 256, a partial
+/// Gives the loops outside the kernel `4 * threads` iterations or more (fewer when the
+/// extents allow no more), which threads share out in contiguous runs, when the nest is
+/// large enough to be worth sharing: a loop the kernel owns, of extent q * c, becomes an
+/// outer loop of q and an owned loop of c, with c a multiple of 16 for a transpose (whole tiles; or at least 256, a partial
 /// tile then costs little: the 62 x 62 pixels of an image) and of 64 elements for rows
 /// (aligned stores). A copy splits its outermost owned loop first (each thread keeps
 /// sequential runs), then its rows. A transpose splits its columns first, then its rows,
@@ -378,10 +378,11 @@ inline void split_for_threads(nest& n, dim threads) {
   // what starting a team of threads costs
   constexpr dim worth_sharing = dim{1} << 15;
   const dim pieces = 4 * threads;
+  // the loop whose runs the padding zeros follow (its index moves as loops are split)
+  const auto run_loop = [&n] { return n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1; };
   // elements written, padding zeros included (a block of one channel and 15 zeros)
-  const int run = n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1;
   dim total = 1;
-  for (int k = 0; k < n.nloops; ++k) total *= k == run ? n.loops[k].extent + n.zero_tail : n.loops[k].extent;
+  for (int k = 0; k < n.nloops; ++k) total *= k == run_loop() ? n.loops[k].extent + n.zero_tail : n.loops[k].extent;
   if (total < worth_sharing) return;
   const bool columns_first = n.kind == kernel_kind::transpose && n.column_loops == 1;
   for (int pass = 0; pass < 2; ++pass) {
@@ -390,7 +391,9 @@ inline void split_for_threads(nest& n, dim threads) {
     const int first = n.nloops - n.owned_loops();
     const bool innermost = (pass == 0) == columns_first && first != n.nloops - 1;
     const int pick = innermost ? n.nloops - 1 : first;
-    if (n.zero_tail != 0 && pick == run) continue;  // its zeros follow the whole run
+    if (n.zero_tail != 0 && pick == run_loop()) continue;  // its zeros follow the whole run
+    // columns over two loops: the kernel needs loops[n-3] to continue loops[n-1] whole
+    if (n.column_loops == 2 && pick == n.nloops - 1) continue;
     const loop l = n.loops[pick];
     const bool row = pick == n.nloops - 1;
     const dim granule = n.kind == kernel_kind::transpose ? 16 : row ? 64 : 1;
