@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
+#include "memfmt/reorder/kernel/prefetch.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
@@ -252,7 +253,7 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
   if (stream) {
     // from memory, rows far apart: ask for the source rows a few rows ahead
     const dim ahead = 8 * w.src_inner;
-    move_walk<B, false>(src, dst, w, [&](const std::byte* s) { hwy::Prefetch(s + ahead); });
+    move_walk<B, false>(src, dst, w, [&](const std::byte* s) { prefetch_line(s + ahead); });
     return;
   }
   move_walk<B, false>(src, dst, w, nothing);
