@@ -182,7 +182,8 @@ HWY_INLINE void move_across_runs(const std::byte* src, std::byte* dst, const row
 /// vector moves). With `stream`, whole aligned cache lines (rows of whole lines, or
 /// shorter rows back to back) bypass the caches.
 template <std::size_t B>
-HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& w, bool stream) {
+HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& walk, bool stream) {
+  const row_walk w = walk;  // a copy the stores cannot alias: the strides stay in registers
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
   constexpr bool can_stream = B % 16 == 0;  // whole 16-byte vectors
 #else
