@@ -254,7 +254,7 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
   if (stream) {
     // from memory, rows far apart: ask for the source rows a few rows ahead
     const dim ahead = 8 * w.src_inner;
-    move_walk<B, false>(src, dst, w, [&](const std::byte* s) { prefetch_line(s + ahead); });
+    move_walk<B, false>(src, dst, w, [&](const std::byte* s) { prefetch_ahead(s, ahead); });
     return;
   }
   move_walk<B, false>(src, dst, w, nothing);

@@ -1,22 +1,36 @@
 #pragma once
 /// @file
-/// A prefetch that the compiler keeps.
+/// Prefetches that the compiler keeps.
+
+#include <cstdint>
 
 #include <hwy/cache_control.h>
 
 namespace memfmt::detail {
 
-/// Asks for the cache line holding `p` (any address: nothing is read, nothing faults).
+/// Asks for the cache line holding the byte at address `at` (any address: nothing is
+/// read, nothing faults). An address, not a pointer: the lines asked for may lie past
+/// the end of a buffer, where pointer arithmetic is undefined.
 ///
-/// Not hwy::Prefetch alone: GCC 12 takes its builtin for a pure operation, marks a
-/// function (or lambda) that only prefetches as pure, and deletes every call to it
-/// whose result is unused, prefetches and all. A volatile asm is a side effect.
-inline void prefetch_line(const void* p) noexcept {
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-  asm volatile("prefetcht0 (%0)" : : "r"(p));
+/// Not hwy::Prefetch alone: GCC takes the prefetch builtin for a pure operation, marks
+/// a function (or lambda) that only prefetches as pure, and deletes every call to it,
+/// prefetches and all. An empty volatile asm that uses the address keeps the call.
+inline void prefetch_line(std::uintptr_t at) noexcept {
+#if defined(HWY_DISABLE_CACHE_CONTROL)
+  (void)at;
+#elif (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+  asm volatile("prefetcht0 {(%0)|[%0]}" : : "r"(at));
+#elif defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(reinterpret_cast<const void*>(at), 0, 3);
+  asm volatile("" : : "r"(at));
 #else
-  hwy::Prefetch(static_cast<const unsigned char*>(p));
+  hwy::Prefetch(reinterpret_cast<const unsigned char*>(at));
 #endif
+}
+
+/// Asks for the line `ahead` bytes past `p`.
+inline void prefetch_ahead(const void* p, std::intptr_t ahead) noexcept {
+  prefetch_line(reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(ahead));
 }
 
 }  // namespace memfmt::detail

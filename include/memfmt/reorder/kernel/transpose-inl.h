@@ -241,27 +241,41 @@ constexpr dim streamed_band_rows(dim src_step) {
 }
 
 /// The source lines of the band after the current one (`rows` rows `step` bytes
-/// apart, `bytes` used of each), asked for share by share as the current band's tiles
-/// go: share t holds rows [t * per_share, (t + 1) * per_share).
+/// apart, `bytes` used of each), asked for in `shares` shares of about as many lines
+/// each, in order: one share per tile of the current band.
 class next_band_lines {
  public:
-  /// @pre shares > 0; rows == 0 (nothing to ask for) or `first` points into the band
+  /// @pre rows == 0 (nothing to ask for), or `first` is where the band's first row starts
   next_band_lines(const std::byte* first, dim step, dim bytes, dim rows, dim shares)
-      : first_(first), step_(step), bytes_(bytes), rows_(rows), per_share_((rows + shares - 1) / shares) {}
+      : first_(reinterpret_cast<std::uintptr_t>(first)), step_(step), bytes_(bytes), rows_(rows) {
+    if (bytes == step && rows > 1) {  // rows back to back: one row, no line asked twice
+      bytes_ = rows * step;
+      step_ = bytes_;
+      rows_ = 1;
+    }
+    // lines a row touches: the same for every row when rows are whole lines apart
+    const dim lead = step_ % 64 == 0 ? static_cast<dim>(first_ % 64) : 63;
+    per_row_ = (lead + bytes_ + 63) / 64;
+    per_share_ = (rows_ * per_row_ + shares - 1) / std::max<dim>(shares, 1);
+  }
 
-  void prefetch_share(dim t) const {
-    const dim end = std::min(rows_, (t + 1) * per_share_);
-    for (dim r = t * per_share_; r < end; ++r) {
-      const auto begin = reinterpret_cast<std::uintptr_t>(first_ + r * step_);
-      const auto stop = begin + static_cast<std::uintptr_t>(bytes_);
-      for (std::uintptr_t line = begin & ~std::uintptr_t{63}; line < stop; line += 64)
-        prefetch_line(reinterpret_cast<const std::byte*>(line));
+  void prefetch_next_share() {
+    for (dim k = 0; k < per_share_ && row_ < rows_; ++k) {
+      const std::uintptr_t begin = first_ + static_cast<std::uintptr_t>(row_ * step_);
+      const std::uintptr_t line = (begin & ~std::uintptr_t{63}) + static_cast<std::uintptr_t>(line_ * 64);
+      if (line < begin + static_cast<std::uintptr_t>(bytes_)) prefetch_line(line);
+      if (++line_ == per_row_) {
+        line_ = 0;
+        ++row_;
+      }
     }
   }
 
  private:
-  const std::byte* first_;
-  dim step_, bytes_, rows_, per_share_;
+  std::uintptr_t first_;
+  dim step_, bytes_, rows_;
+  dim per_row_ = 1, per_share_ = 0;
+  dim row_ = 0, line_ = 0;  ///< the next line to ask for
 };
 
 /// Whether a whole tile's rows can be stored around the caches: rows of a whole line
@@ -285,7 +299,7 @@ HWY_INLINE void load_tile(VTile<W>* r, const std::byte* src, dim src_step, bool 
   if (stream) {
     const dim ahead = src_step < prefetch_distance ? prefetch_distance_close : prefetch_distance;
     MEMFMT_UNROLL
-    for (std::size_t k = 0; k < W; ++k) prefetch_line(src + static_cast<dim>(k) * src_step + ahead);
+    for (std::size_t k = 0; k < W; ++k) prefetch_ahead(src + static_cast<dim>(k) * src_step, ahead);
   }
 }
 
@@ -505,14 +519,13 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         // ahead (Zen 4, one thread: nhwc -> nchw 256 MiB 76 -> 101 % of memcpy, nChw16c
         // -> nchw with 17 channels 100 -> 109 %). The first band asks tile by tile.
         const dim ahead = stream ? std::min(band, rows - j1) : 0;
-        const next_band_lines next(ahead > 0 ? src + j1 * src_step : src, src_step, cols * dim{kSize}, ahead,
-                                   ((cols + w - 1) / w) * ((j1 - j0 + w - 1) / w));
+        next_band_lines next(ahead > 0 ? src + j1 * src_step : src, src_step, cols * dim{kSize}, ahead,
+                             ((cols + w - 1) / w) * ((j1 - j0 + w - 1) / w));
         tile_prefetch = stream && j0 == 0;
-        dim t = 0;
         for (dim i = 0; i < cols; i += w)
           for (dim j = j0; j < j1; j += w) {
             tile(j, i);
-            next.prefetch_share(t++);
+            next.prefetch_next_share();
           }
       }
     } else if (tiles_per_line<kSize, W> > 1 && row_w % 64 == 0 &&
