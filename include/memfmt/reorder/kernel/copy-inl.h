@@ -182,8 +182,7 @@ HWY_INLINE void move_across_runs(const std::byte* src, std::byte* dst, const row
 /// vector moves). With `stream`, whole aligned cache lines (rows of whole lines, or
 /// shorter rows back to back) bypass the caches.
 template <std::size_t B>
-HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& walk, bool stream) {
-  const row_walk w = walk;  // a copy the stores cannot alias: the strides stay in registers
+HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_walk& w, bool stream) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
   constexpr bool can_stream = B % 16 == 0;  // whole 16-byte vectors
 #else
@@ -258,6 +257,23 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
     return;
   }
   move_walk<B, false>(src, dst, w, nothing);
+}
+
+/// Walks of rows, `count` of them, each `src_step` and `dst_step` bytes after the last.
+struct walk_repeat {
+  dim count = 1;
+  dim src_step = 0, dst_step = 0;
+};
+
+/// copy_fixed_walk of `walk`, repeated as `repeat` says: one call for a whole share of
+/// a nest's outer loop (a call per walk cost 3 % of nChw8c -> nChw16c in L2).
+template <std::size_t B>
+HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const row_walk& walk, bool stream,
+                                  const walk_repeat& repeat) {
+  // copies the stores cannot alias: the strides stay in registers
+  const row_walk w = walk;
+  const walk_repeat r = repeat;
+  for (dim q = 0; q < r.count; ++q, src += r.src_step, dst += r.dst_step) copy_fixed_walk<B>(src, dst, w, stream);
 }
 
 /// Whether this target moves any number of bytes up to a vector with masked
@@ -371,10 +387,18 @@ struct copy_kernel {
         tail_bytes(static_cast<std::size_t>(n.zero_tail) * data_type_size(n.cvt.dst)) {}
 
   /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
-  /// kernel owns two loops).
-  void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& K, const loop& J,
-            const loop& I) const {
+  /// kernel owns two loops), for each iteration of O.
+  void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& K, const loop& J, const loop& I,
+            const loop& O = loop{}) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const dim row_bytes = I.extent * dsz;
+    const bool fixed = plain && tail_bytes == 0 && row_bytes >= 4 && row_bytes <= 1024 && (row_bytes & (row_bytes - 1)) == 0;
+    if (O.extent != 1 && !fixed) {
+      for (dim o = 0; o < O.extent; ++o)
+        rows(src + o * O.src_stride * ssz, dst + o * O.dst_stride * dsz,
+             scales != nullptr ? scales + o * O.scale_stride : nullptr, K, J, I);
+      return;
+    }
     if (plain && tail_bytes != 0) {
       const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
                        K.dst_stride * dsz, J.dst_stride * dsz};
@@ -411,16 +435,17 @@ struct copy_kernel {
     if (plain) {
       const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
                        K.dst_stride * dsz, J.dst_stride * dsz};
-      switch (I.extent * dsz) {
-        case 4: return copy_fixed_rows<4>(src, dst, w, stream);
-        case 8: return copy_fixed_rows<8>(src, dst, w, stream);
-        case 16: return copy_fixed_rows<16>(src, dst, w, stream);
-        case 32: return copy_fixed_rows<32>(src, dst, w, stream);
-        case 64: return copy_fixed_rows<64>(src, dst, w, stream);
-        case 128: return copy_fixed_rows<128>(src, dst, w, stream);
-        case 256: return copy_fixed_rows<256>(src, dst, w, stream);
-        case 512: return copy_fixed_rows<512>(src, dst, w, stream);
-        case 1024: return copy_fixed_rows<1024>(src, dst, w, stream);
+      const walk_repeat r{O.extent, O.src_stride * ssz, O.dst_stride * dsz};
+      switch (row_bytes) {  // the cases of `fixed`
+        case 4: return copy_fixed_rows<4>(src, dst, w, stream, r);
+        case 8: return copy_fixed_rows<8>(src, dst, w, stream, r);
+        case 16: return copy_fixed_rows<16>(src, dst, w, stream, r);
+        case 32: return copy_fixed_rows<32>(src, dst, w, stream, r);
+        case 64: return copy_fixed_rows<64>(src, dst, w, stream, r);
+        case 128: return copy_fixed_rows<128>(src, dst, w, stream, r);
+        case 256: return copy_fixed_rows<256>(src, dst, w, stream, r);
+        case 512: return copy_fixed_rows<512>(src, dst, w, stream, r);
+        case 1024: return copy_fixed_rows<1024>(src, dst, w, stream, r);
         default: break;
       }
       const auto bytes = static_cast<std::size_t>(I.extent * dsz);

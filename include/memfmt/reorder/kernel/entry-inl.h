@@ -94,17 +94,21 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
         kernel_writes_tails = true;
         if (n.owned_loops() >= 2) {
           const loop& J = n.loops[n.nloops - 2];
-          if (n.owned_loops() == 2 && n.nloops == 3) {
+          const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
+          if (n.nloops == n.owned_loops() + 1) {
             // one outer loop: the kernel walks this share of it too, in one call (four
             // calls of 256 rows took 3 % longer than one of 4 x 256: ab -> BA16a64b in L2)
-            const loop& O = n.loops[0];
-            const loop K{end - begin, O.src_stride, O.dst_stride, O.scale_stride};
-            kernel.rows(s + cursor.src * ssz, d + cursor.dst * dsz, c.scales != nullptr ? c.scales + cursor.scale : nullptr,
-                        K, J, inner);
+            const loop& L = n.loops[0];
+            const loop share{end - begin, L.src_stride, L.dst_stride, L.scale_stride};
+            const float* scales = c.scales != nullptr ? c.scales + cursor.scale : nullptr;
+            if (n.owned_loops() == 2) {
+              kernel.rows(s + cursor.src * ssz, d + cursor.dst * dsz, scales, share, J, inner);
+            } else {
+              kernel.rows(s + cursor.src * ssz, d + cursor.dst * dsz, scales, K, J, inner, share);
+            }
             if (n.stream_stores) hwy::FlushStream();
             return;
           }
-          const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
             kernel.rows(sp, dp, scales, K, J, inner);
           });
