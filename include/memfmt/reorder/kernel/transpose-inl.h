@@ -516,8 +516,9 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         const dim j1 = rows - j0 < band ? rows : j0 + band;
         // From memory, each tile also asks for its share of the next band's source lines,
         // in order: one sequential stream a band ahead, instead of W rows' lines a tile
-        // ahead (Zen 4, one thread: nhwc -> nchw 256 MiB 76 -> 101 % of memcpy, nChw16c
-        // -> nchw with 17 channels 100 -> 109 %). The first band asks tile by tile.
+        // ahead (Zen 4, one thread: nhwc -> nchw 256 MiB 72 to 85 -> 108 % of memcpy,
+        // nChw16c -> nchw with 17 channels about 100 -> 104 to 111 %). The first band
+        // asks tile by tile.
         const dim ahead = stream ? std::min(band, rows - j1) : 0;
         next_band_lines next(ahead > 0 ? src + j1 * src_step : src, src_step, cols * dim{kSize}, ahead,
                              ((cols + w - 1) / w) * ((j1 - j0 + w - 1) / w));
