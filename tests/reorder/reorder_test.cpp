@@ -43,6 +43,39 @@ void check_plan(const reorder& r, const desc& src, const desc& dst, const reorde
   }
 }
 
+// check_plan with the source and destination `src_at` and `dst_at` bytes past a cache
+// line boundary (any offset: memfmt takes void pointers), guard bytes on both sides of
+// the destination.
+void check_plan_at(const reorder& r, const desc& src, const desc& dst, std::size_t src_at, std::size_t dst_at,
+                   std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::size_t src_bytes = bytes_spanned(src), dst_bytes = bytes_spanned(dst);
+  const auto line_aligned = [](std::vector<unsigned char>& v) {
+    const auto at = reinterpret_cast<std::uintptr_t>(v.data());
+    return v.data() + (64 - at % 64) % 64;
+  };
+  std::vector<unsigned char> s(src_bytes + 64 + src_at), expected(dst_bytes + 64 + dst_at + guard), actual;
+  fill_random(src.get_data_type(), s.data(), s.size(), rng);
+  fill_random(data_type::u8, expected.data(), expected.size(), rng);
+  actual = expected;
+  unsigned char* const from = line_aligned(s) + src_at;
+  const auto dst_offset = static_cast<std::size_t>(line_aligned(expected) - expected.data()) + dst_at;
+  std::vector<unsigned char> source(from, from + src_bytes);  // the reference reads element-aligned copies
+  std::vector<unsigned char> reference_dst(expected.begin() + static_cast<std::ptrdiff_t>(dst_offset),
+                                           expected.begin() + static_cast<std::ptrdiff_t>(dst_offset + dst_bytes));
+  reference_reorder(src, dst, {}, source.data(), reference_dst.data());
+  std::copy(reference_dst.begin(), reference_dst.end(), expected.begin() + static_cast<std::ptrdiff_t>(dst_offset));
+  r.execute(from, actual.data() + dst_offset);
+  if (actual != expected) {
+    std::size_t first = 0;
+    while (actual[first] == expected[first]) ++first;
+    FAIL("reorder " << src.str() << " -> " << dst.str() << ", source " << src_at << " and destination " << dst_at
+                    << " bytes past a line: first differing byte " << first << " (destination starts at " << dst_offset
+                    << ", ends at " << dst_offset + dst_bytes << "), got " << int(actual[first]) << ", expected "
+                    << int(expected[first]));
+  }
+}
+
 // The same with a new plan.
 void check(const desc& src, const desc& dst, const reorder_attr& attr = {}, std::uint32_t seed = 1) {
   check_plan(reorder(src, dst, attr), src, dst, attr, seed);
@@ -527,6 +560,39 @@ TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threa
       check_parallel_for(r, src, dst, [](dim count, const std::function<void(dim, dim)>& body) {
         for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
       }, 7);
+    }
+}
+
+TEST_CASE("buffers that start anywhere in a cache line", "[reorder]") {
+  // Every kernel (copy with and without padding, transposes whole and partial, stacked
+  // tiles, bands, gather, interleave, the fused partial block), one and two threads,
+  // at offsets that split elements, vectors and lines, on one side or both.
+  const std::tuple<dims, data_type, data_type, const char*, const char*> cases[] = {
+      {{1, 64, 32, 32}, data_type::f32, data_type::f32, "nhwc", "nchw"},
+      {{1, 64, 32, 32}, data_type::f32, data_type::f32, "nchw", "nhwc"},
+      {{1, 40, 17, 18}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
+      {{1, 17, 20, 20}, data_type::bf16, data_type::bf16, "nChw16c", "nchw"},
+      {{1, 71, 12, 12}, data_type::f32, data_type::f32, "nhwc", "nChw8c"},
+      {{2, 24, 9, 9}, data_type::f32, data_type::f32, "nChw8c", "nChw16c"},
+      {{70, 130}, data_type::f32, data_type::f32, "ab", "BA16a64b"},
+      {{64, 112, 3, 3}, data_type::f32, data_type::s8, "oihw", "OIhw4i16o4i"},
+      {{48, 40, 3, 3}, data_type::f32, data_type::f32, "oihw", "OIhw16i16o"},
+      {{3, 5, 7, 9}, data_type::u8, data_type::f32, "nchw", "cdba"},
+      {{4000}, data_type::f32, data_type::bf16, "a", "a"},
+      {{2, 33, 5, 5}, data_type::s8, data_type::s8, "nhwc", "nChw4c"}};
+  const std::size_t offsets[] = {0, 1, 2, 4, 16, 36, 60, 63};
+  std::uint32_t seed = 0;
+  for (const auto& [shape, from, to, src_tag, dst_tag] : cases)
+    for (const int threads : {1, 2}) {
+      const desc src(shape, from, src_tag), dst(shape, to, dst_tag);
+      reorder_attr attr;
+      attr.threads = threads;
+      const reorder r(src, dst, attr);
+      for (const std::size_t src_at : offsets)
+        for (const std::size_t dst_at : offsets) {
+          if (src_at != dst_at && src_at != 0 && dst_at != 0) continue;  // one side off, or both alike
+          check_plan_at(r, src, dst, src_at, dst_at, ++seed);
+        }
     }
 }
 
