@@ -572,7 +572,7 @@ TEST_CASE("buffers that start anywhere in a cache line", "[reorder]") {
       {{1, 64, 32, 32}, data_type::f32, data_type::f32, "nchw", "nhwc"},
       {{1, 40, 17, 18}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
       {{1, 17, 20, 20}, data_type::bf16, data_type::bf16, "nChw16c", "nchw"},
-      {{1, 71, 12, 12}, data_type::f32, data_type::f32, "nhwc", "nChw8c"},
+      {{4, 19, 48, 48}, data_type::f32, data_type::f32, "nhwc", "nChw8c"},
       {{2, 24, 9, 9}, data_type::f32, data_type::f32, "nChw8c", "nChw16c"},
       {{70, 130}, data_type::f32, data_type::f32, "ab", "BA16a64b"},
       {{64, 112, 3, 3}, data_type::f32, data_type::s8, "oihw", "OIhw4i16o4i"},
