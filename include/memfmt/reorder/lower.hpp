@@ -22,29 +22,32 @@ namespace memfmt::detail {
 /// One level of a dim's index: digit = i / weight % extent (the outermost piece has no
 /// modulus: its extent is however many blocks there are).
 struct piece {
-  dim weight = 1;
-  dim extent = 1;
-  dim src_stride = 0;
-  dim dst_stride = 0;
-  dim scale_stride = 0;
+  dim weight;
+  dim extent;
+  dim src_stride;
+  dim dst_stride;
+  dim scale_stride;
 };
 
-/// A dim cut into pieces, outermost first.
+/// A dim cut into pieces, outermost first. (Set by cut_dim; not zeroed when declared,
+/// see dim_levels.)
 struct dim_pieces {
-  int count = 0;
-  std::array<piece, max_ndims + 1> pieces{};
+  int count;
+  std::array<piece, max_ndims + 1> pieces;
 };
 
 /// The index boundaries a descriptor's blocking puts on dim `d`: 1, then the products
 /// of d's inner blocks from the innermost outward. Also gives the stride of each level.
+/// (Entries past `count` stay uninitialized: plans are built often, and zeroing these
+/// arrays for every dim of both layouts took a fifth of a plan's time.)
 struct dim_levels {
-  int count = 0;                            ///< levels, innermost first
-  std::array<dim, max_ndims + 1> bound{};   ///< bound[0] = 1, bound[l+1] = bound[l] * block
-  std::array<dim, max_ndims + 1> stride{};  ///< stride of one unit of level l (last: the outer stride)
+  int count = 0;                          ///< levels, innermost first
+  std::array<dim, max_ndims + 1> bound;   ///< bound[0] = 1, bound[l+1] = bound[l] * block
+  std::array<dim, max_ndims + 1> stride;  ///< stride of one unit of level l (last: the outer stride)
 };
 
-inline dim_levels levels_of(const desc& x, int d) {
-  const blocking b = x.get_blocking();
+/// @pre `b` is x's blocking (taken once per layout, not per dim)
+inline dim_levels levels_of(const desc& x, const blocking& b, int d) {
   dim_levels lv;
   lv.bound[0] = 1;
   dim inner_stride = 1;
@@ -71,9 +74,10 @@ inline dim stride_of(const dim_levels& lv, dim w) {
 
 /// Cuts dim `d` into pieces that both layouts respect; false when their blocks do not
 /// nest (e.g. 3 and 4), which needs the element-wise path.
-inline bool cut_dim(const desc& src, const desc& dst, int d, dim scale_stride, dim_pieces& out) {
-  const dim_levels s = levels_of(src, d), t = levels_of(dst, d);
-  std::array<dim, 2 * (max_ndims + 1)> bounds{};  // no allocation: plans are built often
+inline bool cut_dim(const desc& src, const blocking& src_blocking, const desc& dst, const blocking& dst_blocking, int d,
+                    dim scale_stride, dim_pieces& out) {
+  const dim_levels s = levels_of(src, src_blocking, d), t = levels_of(dst, dst_blocking, d);
+  std::array<dim, 2 * (max_ndims + 1)> bounds;  // no allocation: plans are built often
   std::size_t nbounds = 0;
   for (int l = 0; l <= s.count; ++l) bounds[nbounds++] = s.bound[static_cast<std::size_t>(l)];
   for (int l = 0; l <= t.count; ++l) bounds[nbounds++] = t.bound[static_cast<std::size_t>(l)];
@@ -417,13 +421,19 @@ inline void split_for_threads(nest& n, dim threads) {
     }
     if (q == 0) continue;
     const dim c = l.extent / q;
-    nest split = n;
-    for (int k = n.nloops; k > first; --k) split.loops[k] = split.loops[k - 1];
-    split.loops[first] = loop{q, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
-    split.loops[pick + 1].extent = c;
-    split.nloops = n.nloops + 1;
-    if (split.outer_count() <= outer) return;  // the kernel would own the new loop
-    n = split;
+    // split in place (a nest is over a kilobyte), undone if the kernel would own the new loop
+    const loop spare = n.loops[n.nloops];
+    for (int k = n.nloops; k > first; --k) n.loops[k] = n.loops[k - 1];
+    n.loops[first] = loop{q, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
+    n.loops[pick + 1].extent = c;
+    ++n.nloops;
+    if (n.outer_count() <= outer) {
+      --n.nloops;
+      for (int k = first; k < n.nloops; ++k) n.loops[k] = n.loops[k + 1];
+      n.loops[pick] = l;
+      n.loops[n.nloops] = spare;
+      return;
+    }
   }
 }
 
@@ -539,35 +549,38 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
                   bool zero_tails = true) {
   const int n = src.get_ndims();
   const dims logical = dst.get_dims(), padded = dst.get_padded_dims();
-  std::array<dim_pieces, max_ndims> cuts{};
-  std::array<std::vector<dim_box>, max_ndims> boxes;
-  std::array<std::size_t, max_ndims> copy_boxes{};
+  const blocking src_blocking = src.get_blocking(), dst_blocking = dst.get_blocking();
+  std::array<dim_pieces, max_ndims> cuts;  // (the first n only: not zeroed, see dim_levels)
+  // the boxes of dim d are boxes[first[d], first[d + 1]), its copy boxes the first copies[d]
+  std::vector<dim_box> boxes;
+  boxes.reserve(static_cast<std::size_t>(4 * n));
+  std::array<std::size_t, max_ndims + 1> first{};
+  std::array<std::size_t, max_ndims> copies{};
   for (int d = 0; d < n; ++d) {
-    dim_pieces& cut = cuts[static_cast<std::size_t>(d)];
-    if (!cut_dim(src, dst, d, scale_strides[d], cut)) return false;
+    const auto at = static_cast<std::size_t>(d);
+    dim_pieces& cut = cuts[at];
+    if (!cut_dim(src, src_blocking, dst, dst_blocking, d, scale_strides[d], cut)) return false;
     cut.pieces[0].extent = (padded[d] + cut.pieces[0].weight - 1) / cut.pieces[0].weight;
-    auto& list = boxes[static_cast<std::size_t>(d)];
-    if (logical[d] > 0) decompose(cut, 0, 0, logical[d], dim_box{}, list);
-    copy_boxes[static_cast<std::size_t>(d)] = list.size();
-    if (padded[d] > logical[d] && logical[d] > 0) decompose(cut, 0, logical[d], padded[d], dim_box{}, list);
+    first[at] = boxes.size();
+    if (logical[d] > 0) decompose(cut, 0, 0, logical[d], dim_box{}, boxes);
+    copies[at] = boxes.size() - first[at];
+    if (padded[d] > logical[d] && logical[d] > 0) decompose(cut, 0, logical[d], padded[d], dim_box{}, boxes);
+    first[at + 1] = boxes.size();
+    if (first[at + 1] == first[at]) return true;  // a dim of 0: nothing to do
   }
   // every combination of one box per dim; a combination with a padding box is a zero fill
   std::size_t combinations = 1;
-  for (int d = 0; d < n; ++d) combinations *= boxes[static_cast<std::size_t>(d)].size();
+  for (int d = 0; d < n; ++d) combinations *= first[static_cast<std::size_t>(d) + 1] - first[static_cast<std::size_t>(d)];
   out.reserve(out.size() + combinations);
   std::array<std::size_t, max_ndims> pick{};
   const auto dst_bytes = static_cast<dim>(data_type_size(dst.get_data_type()));
   for (;;) {
-    placed_nest p;
-    bool zero_fill = false, empty = false;
+    placed_nest& p = out.emplace_back();  // in place: a nest is over a kilobyte
+    bool zero_fill = false;
     for (int d = 0; d < n; ++d) {
-      const auto& list = boxes[static_cast<std::size_t>(d)];
-      if (list.empty()) {
-        empty = true;
-        break;
-      }
-      const dim_box& box = list[pick[static_cast<std::size_t>(d)]];
-      zero_fill = zero_fill || pick[static_cast<std::size_t>(d)] >= copy_boxes[static_cast<std::size_t>(d)];
+      const auto at = static_cast<std::size_t>(d);
+      const dim_box& box = boxes[first[at] + pick[at]];
+      zero_fill = zero_fill || pick[at] >= copies[at];
       const dim_pieces& cut = cuts[static_cast<std::size_t>(d)];
       for (int l = 0; l < cut.count; ++l) {
         const piece& pc = cut.pieces[static_cast<std::size_t>(l)];
@@ -579,18 +592,17 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
                                                pc.scale_stride};
       }
     }
-    if (empty) return true;  // a dim of 0: nothing to do
     if (zero_fill) {
       p.src_base = 0;
       for (int i = 0; i < p.loops.nloops; ++i) p.loops.loops[i].src_stride = 0;
     }
     simplify(p.loops, zero_fill, dst_bytes);
     if (p.loops.kind == kernel_kind::gather) gather_tables(p.loops, p.gather_src, p.gather_scale);
-    out.push_back(std::move(p));
     int d = n - 1;
     for (; d >= 0; --d) {
-      if (++pick[static_cast<std::size_t>(d)] < boxes[static_cast<std::size_t>(d)].size()) break;
-      pick[static_cast<std::size_t>(d)] = 0;
+      const auto at = static_cast<std::size_t>(d);
+      if (++pick[at] < first[at + 1] - first[at]) break;
+      pick[at] = 0;
     }
     if (d < 0) break;
   }
