@@ -437,7 +437,11 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
       e.mismatch = describe_mismatch(dst, out_memfmt.data(), out_onednn.data());
       std::fprintf(stderr, "\n*** MISMATCH: %s, %d thread(s): %s\n", c.id.c_str(), threads, e.mismatch.c_str());
     }
-    const auto run_onednn = [&] { dnn.execute(); };
+    // timed into memfmt's destination: the same physical pages for both, so that both
+    // meet the same cache set conflicts (in L2, fresh buffers of the same size run a
+    // transpose 1.5x faster or slower depending on the pages they get)
+    mb::onednn_reorder timed(eng, src, dst, attr, s.data(), out_memfmt.data());
+    const auto run_onednn = [&] { timed.execute(); };
 #endif
     // Other processes on these cores distort the timings (on 2 cores, one busy core
     // stalls every 2-thread run): a timing during which they used more than 5% of a
