@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "reference.hpp"
@@ -44,35 +45,37 @@ void check_plan(const reorder& r, const desc& src, const desc& dst, const reorde
 }
 
 // check_plan with the source and destination `src_at` and `dst_at` bytes past a cache
-// line boundary (any offset: memfmt takes void pointers), guard bytes on both sides of
-// the destination.
+// line boundary (any offset: memfmt takes void pointers), with a line of guard bytes
+// before the destination and `guard` bytes after it.
 void check_plan_at(const reorder& r, const desc& src, const desc& dst, std::size_t src_at, std::size_t dst_at,
                    std::uint32_t seed) {
   std::mt19937 rng(seed);
   const std::size_t src_bytes = bytes_spanned(src), dst_bytes = bytes_spanned(dst);
-  const auto line_aligned = [](std::vector<unsigned char>& v) {
-    const auto at = reinterpret_cast<std::uintptr_t>(v.data());
-    return v.data() + (64 - at % 64) % 64;
+  // the first line boundary at least `before` bytes into v
+  const auto line_at = [](std::vector<unsigned char>& v, std::size_t before) {
+    const auto at = reinterpret_cast<std::uintptr_t>(v.data()) + before;
+    return before + (64 - at % 64) % 64;
   };
-  std::vector<unsigned char> s(src_bytes + 64 + src_at), expected(dst_bytes + 64 + dst_at + guard), actual;
+  std::vector<unsigned char> s(64 + src_at + src_bytes), actual(64 + 64 + dst_at + dst_bytes + guard);
   fill_random(src.get_data_type(), s.data(), s.size(), rng);
-  fill_random(data_type::u8, expected.data(), expected.size(), rng);
-  actual = expected;
-  unsigned char* const from = line_aligned(s) + src_at;
-  const auto dst_offset = static_cast<std::size_t>(line_aligned(expected) - expected.data()) + dst_at;
-  std::vector<unsigned char> source(from, from + src_bytes);  // the reference reads element-aligned copies
-  std::vector<unsigned char> reference_dst(expected.begin() + static_cast<std::ptrdiff_t>(dst_offset),
-                                           expected.begin() + static_cast<std::ptrdiff_t>(dst_offset + dst_bytes));
+  fill_random(data_type::u8, actual.data(), actual.size(), rng);
+  const unsigned char* const from = s.data() + line_at(s, 0) + src_at;
+  const std::size_t to = line_at(actual, 64) + dst_at;  // in `actual` itself: its own address decides the offset
+  REQUIRE(reinterpret_cast<std::uintptr_t>(from) % 64 == src_at);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(actual.data() + to) % 64 == dst_at);
+  // the reference on copies of the source and of the destination bytes
+  std::vector<unsigned char> expected = actual, source(from, from + src_bytes),
+                             reference_dst(actual.begin() + static_cast<std::ptrdiff_t>(to),
+                                           actual.begin() + static_cast<std::ptrdiff_t>(to + dst_bytes));
   reference_reorder(src, dst, {}, source.data(), reference_dst.data());
-  std::copy(reference_dst.begin(), reference_dst.end(), expected.begin() + static_cast<std::ptrdiff_t>(dst_offset));
-  r.execute(from, actual.data() + dst_offset);
+  std::copy(reference_dst.begin(), reference_dst.end(), expected.begin() + static_cast<std::ptrdiff_t>(to));
+  r.execute(from, actual.data() + to);
   if (actual != expected) {
     std::size_t first = 0;
     while (actual[first] == expected[first]) ++first;
     FAIL("reorder " << src.str() << " -> " << dst.str() << ", source " << src_at << " and destination " << dst_at
-                    << " bytes past a line: first differing byte " << first << " (destination starts at " << dst_offset
-                    << ", ends at " << dst_offset + dst_bytes << "), got " << int(actual[first]) << ", expected "
-                    << int(expected[first]));
+                    << " bytes past a line: first differing byte " << first << " (destination bytes " << to << " to "
+                    << to + dst_bytes << "), got " << int(actual[first]) << ", expected " << int(expected[first]));
   }
 }
 
@@ -564,27 +567,31 @@ TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threa
 }
 
 TEST_CASE("buffers that start anywhere in a cache line", "[reorder]") {
-  // Every kernel (copy with and without padding, transposes whole and partial, stacked
-  // tiles, bands, gather, interleave, the fused partial block), one and two threads,
-  // at offsets that split elements, vectors and lines, on one side or both.
-  const std::tuple<dims, data_type, data_type, const char*, const char*> cases[] = {
-      {{1, 64, 32, 32}, data_type::f32, data_type::f32, "nhwc", "nchw"},
-      {{1, 64, 32, 32}, data_type::f32, data_type::f32, "nchw", "nhwc"},
-      {{1, 40, 17, 18}, data_type::f32, data_type::f32, "nchw", "nChw16c"},
-      {{1, 17, 20, 20}, data_type::bf16, data_type::bf16, "nChw16c", "nchw"},
-      {{4, 19, 48, 48}, data_type::f32, data_type::f32, "nhwc", "nChw8c"},
-      {{2, 24, 9, 9}, data_type::f32, data_type::f32, "nChw8c", "nChw16c"},
-      {{70, 130}, data_type::f32, data_type::f32, "ab", "BA16a64b"},
-      {{64, 112, 3, 3}, data_type::f32, data_type::s8, "oihw", "OIhw4i16o4i"},
-      {{48, 40, 3, 3}, data_type::f32, data_type::f32, "oihw", "OIhw16i16o"},
-      {{3, 5, 7, 9}, data_type::u8, data_type::f32, "nchw", "cdba"},
-      {{4000}, data_type::f32, data_type::bf16, "a", "a"},
-      {{2, 33, 5, 5}, data_type::s8, data_type::s8, "nhwc", "nChw4c"}};
+  // Every kernel kind (copy with and without padding, transposes whole and partial,
+  // stacked tiles, bands, gather, interleave, strided, zero fill, the fused partial
+  // block), one and two threads (the two 64 x 32 x 32 transposes split for them), at
+  // offsets that split elements, vectors and lines, on one side or both.
+  const auto tagged = [](dims shape, data_type from, data_type to, const char* a, const char* b) {
+    return std::pair<desc, desc>(desc(shape, from, a), desc(shape, to, b));
+  };
+  const std::pair<desc, desc> cases[] = {
+      tagged({1, 64, 32, 32}, data_type::f32, data_type::f32, "nhwc", "nchw"),
+      tagged({1, 64, 32, 32}, data_type::f32, data_type::f32, "nchw", "nhwc"),
+      tagged({1, 40, 17, 18}, data_type::f32, data_type::f32, "nchw", "nChw16c"),
+      tagged({1, 17, 20, 20}, data_type::bf16, data_type::bf16, "nChw16c", "nchw"),
+      tagged({4, 19, 48, 48}, data_type::f32, data_type::f32, "nhwc", "nChw8c"),
+      tagged({2, 24, 9, 9}, data_type::f32, data_type::f32, "nChw8c", "nChw16c"),
+      tagged({70, 130}, data_type::f32, data_type::f32, "ab", "BA16a64b"),
+      tagged({64, 112, 3, 3}, data_type::f32, data_type::s8, "oihw", "OIhw4i16o4i"),
+      tagged({48, 40, 3, 3}, data_type::f32, data_type::f32, "oihw", "OIhw16i16o"),
+      tagged({3, 5, 7, 9}, data_type::u8, data_type::f32, "nchw", "cdba"),
+      tagged({4000}, data_type::f32, data_type::bf16, "a", "a"),
+      tagged({2, 33, 5, 5}, data_type::s8, data_type::s8, "nhwc", "nChw4c"),
+      {desc({2, 5, 4, 3}, data_type::f32, dims{200, 40, 9, 2}), desc({2, 5, 4, 3}, data_type::f32, "nChw8c")}};
   const std::size_t offsets[] = {0, 1, 2, 4, 16, 36, 60, 63};
   std::uint32_t seed = 0;
-  for (const auto& [shape, from, to, src_tag, dst_tag] : cases)
+  for (const auto& [src, dst] : cases)
     for (const int threads : {1, 2}) {
-      const desc src(shape, from, src_tag), dst(shape, to, dst_tag);
       reorder_attr attr;
       attr.threads = threads;
       const reorder r(src, dst, attr);
@@ -603,6 +610,9 @@ TEST_CASE("zero-volume tensors touch nothing", "[reorder]") {
   unsigned char sentinel = 0x5A;
   r.execute(&sentinel, &sentinel);
   REQUIRE(sentinel == 0x5A);
+  // blocks that do not nest (3 and 4) make a plan element-wise, whichever dim is empty
+  CHECK(reorder(desc({0, 12}, data_type::f32, "aB3b"), desc({0, 12}, data_type::f32, "aB4b")).is_elementwise());
+  CHECK(reorder(desc({12, 0}, data_type::f32, "Ab3a"), desc({12, 0}, data_type::f32, "Ab4a")).is_elementwise());
 }
 
 TEST_CASE("bad input is rejected at plan time with a clear error", "[reorder][errors]") {

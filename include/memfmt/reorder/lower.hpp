@@ -566,8 +566,9 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
     copies[at] = boxes.size() - first[at];
     if (padded[d] > logical[d] && logical[d] > 0) decompose(cut, 0, logical[d], padded[d], dim_box{}, boxes);
     first[at + 1] = boxes.size();
-    if (first[at + 1] == first[at]) return true;  // a dim of 0: nothing to do
   }
+  for (int d = 0; d < n; ++d)  // (after every dim is cut: blocks that do not nest still give false)
+    if (first[static_cast<std::size_t>(d) + 1] == first[static_cast<std::size_t>(d)]) return true;  // a dim of 0: nothing to do
   // every combination of one box per dim; a combination with a padding box is a zero fill
   std::size_t combinations = 1;
   for (int d = 0; d < n; ++d) combinations *= first[static_cast<std::size_t>(d) + 1] - first[static_cast<std::size_t>(d)];
