@@ -354,8 +354,8 @@ TEST_CASE("channel blocks of many pixels: the blocks inside the pixels, unless r
     CHECK(n.loops[n.nloops - 3].dst_stride == 8 * pixels);  // K around the tile
     check(src, dst);
   }
-  // few pixels (a tile's worth, in cache): rows of one line still go in source order, a
-  // whole source row at a time; shorter rows too; rows of several lines keep K outside
+  // few pixels (a tile's worth, in cache): rows of whole lines still go in source order,
+  // a whole source row at a time, however many lines a row is; shorter rows too
   const dims few{1, 64, 8, 8};
   for (const auto& [tag, block] : {std::pair{"nChw16c", dim{16}}, std::pair{"nChw8c", dim{8}}}) {
     const desc src(few, data_type::f32, "nhwc"), dst(few, data_type::f32, tag);
@@ -369,7 +369,8 @@ TEST_CASE("channel blocks of many pixels: the blocks inside the pixels, unless r
     const desc a(matrix, data_type::f32, "ab"), b(matrix, data_type::f32, "BA16a64b");
     const memfmt::detail::nest n = copy_nest(memfmt::reorder(a, b));
     CHECK(n.loops[n.nloops - 1].extent == 64);
-    CHECK(n.loops[n.nloops - 2].src_stride == 256);  // the rows of a, then the blocks of b
+    CHECK(n.loops[n.nloops - 2].src_stride == 64);  // the blocks of b inside the rows of a
+    CHECK(n.loops[n.nloops - 3].src_stride == 256);
     check(a, b);
   }
   {

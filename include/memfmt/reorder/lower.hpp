@@ -204,8 +204,8 @@ inline int interleave_block(const loop* loops, int count) {
 /// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel).
 /// - Rows of whole cache lines: K moves inside J, so the source is read in order and
 ///   each of K's destination streams gets whole lines (from memory, twice as fast as
-///   K passes over the source; in cache, only rows of one line, which the kernel then
-///   moves a whole source row at a time).
+///   K passes over the source; in cache too: ab -> BA16a64b 256 x 256 in L2 on Zen 5,
+///   rows of 4 lines, 130 -> 245 GB/s with the kernel's loop over K unrolled).
 /// - Rows that pack into lines (64 / row bytes per line), with few streams (K owned by
 ///   the kernel): K moves inside J too, and the kernel fills a line of every stream from
 ///   a few consecutive source rows (nChw16c -> nChw8c, nhwc -> nChw8c: each source line
@@ -225,7 +225,7 @@ inline void tile_rows(nest& n, dim dst_bytes) {
   const dim row_bytes = n.loops[n.nloops - 1].extent * dst_bytes;
   // K inside, owned by the kernel, which has fixed-size moves for rows of 4 to 32 bytes
   const bool across = row_bytes >= 4 && 64 % row_bytes == 0 && K.extent < nest::few_rows;
-  if ((row_bytes % 64 == 0 && (J.extent > tile_max || row_bytes == 64)) || (across && J.extent <= tile_max)) {
+  if (row_bytes % 64 == 0 || (across && J.extent <= tile_max)) {
     n.loops[n.nloops - 3] = J;
     n.loops[n.nloops - 2] = K;
     return;

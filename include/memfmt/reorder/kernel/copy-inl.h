@@ -122,6 +122,9 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
     const std::byte* s = src;
     std::byte* d = dst;
     dim j = 0;
+    // unrolled: on Zen 5, a loop of one row per iteration ran rows of 256 bytes that are
+    // back to back in the source (ab -> BA16a64b in L2) at half the speed
+    _Pragma("GCC unroll 4")
     for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) {
       for (dim r = 0; r < R; ++r) before(s + r * w.src_inner);
       move_rows<B, R, Streaming>(s, w.src_inner, d, w.dst_inner);
