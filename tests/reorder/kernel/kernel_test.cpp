@@ -365,12 +365,13 @@ TEST_CASE("transposes whose rows start inside a cache line (first rows or column
   check_cases(cases);
 }
 
-TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (tiles by row group over two stacks) "
-          "on every target equal the reference",
+TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (tiles by row group over runs of "
+          "columns) on every target equal the reference",
           "[kernel]") {
   // nchw -> nChw16c with planes of 32 x 32: the rows of a stack share L1 sets, so tiles
-  // go row group by row group over the columns of two stacks. Source rows of every
-  // count, columns with remainders of a tile and of two stacks.
+  // go row group by row group over runs of columns (8-lane tiles on AVX-512 when the
+  // destination rows are one line each). Source rows of every count, columns with
+  // remainders of a tile, of two stacks and of a run.
   std::mt19937_64 rng(23);
   std::vector<test_case> cases;
   for (const data_type from : all_types) {
@@ -378,8 +379,11 @@ TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (
       const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
       const auto size = static_cast<dim>(memfmt::data_type_size(to));
       for (int k = 0; k < (from == to ? 6 : 1); ++k) {
-        const dim rows = 1 + static_cast<dim>(rng() % 100), cols = 1 + static_cast<dim>(rng() % 80);
-        const dim src_row = 2048 / src_size * (1 + static_cast<dim>(rng() % 2));
+        const bool one_line = k % 2 == 1;  // destination rows of one line, as in nChw16c
+        const dim rows = 1 + static_cast<dim>(rng() % (one_line ? 64 / size : 100));
+        const dim cols = 1 + static_cast<dim>(rng() % (one_line ? 700 : 80));
+        const dim kib2 = (cols * src_size + 2047) / 2048;  // 2 KiB pieces a source row needs
+        const dim src_row = kib2 * 2048 / src_size * (1 + static_cast<dim>(rng() % 2));
         const dim dst_row = (rows * size + 63) / 64 * 64 / size;  // whole lines apart
         cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, false, rng));
       }

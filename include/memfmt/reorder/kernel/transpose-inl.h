@@ -536,23 +536,35 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
       // Source rows a multiple of 2 KiB apart (planes of 32 x 32 f32) share one or two L1
       // sets: a stack's rows evict each other before the next stack reads the rest of
-      // their lines. In cache, tiles then go row group by row group over two stacks'
-      // columns, so that each source line is used up at once, and the destination lines
-      // are written in two halves while in L1 (nchw -> nChw16c 64 x 32 x 32 in L2 on Zen 3:
-      // 15.8 -> 12.8 us; without the aliasing, the stacks are faster: 64 x 30 x 30 6.9 us
-      // against 8.7).
+      // their lines. In cache, tiles then go row group by row group over a run of columns,
+      // 1 KiB of each source row, so that the group's W rows are the only source streams
+      // and each source line is used up at once; the destination lines of the run are
+      // written in halves while in L1 (nchw -> nChw16c 64 x 32 x 32 in L2: on Zen 3, a run
+      // of two stacks' columns, 15.8 -> 12.8 us; on Zen 5, 1 KiB runs against 16-lane tiles,
+      // 109 -> 130 GB/s; without the aliasing, the stacks are faster: 64 x 30 x 30 on Zen 3,
+      // 6.9 us against 8.7).
       const bool aliased = !stream && src_step % 2048 == 0;
-      const auto tile_at = [&](dim j, dim i) {
-        transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * row_w + j * dim{kSize},
-                                      row_w, false, false);
+      constexpr dim run = std::max<dim>(1024 / dim{kSize} / w, 2) * w;
+      // the tiles of a run: destination rows `step` bytes apart (a constant for rows that
+      // are single lines: with the step in a register, the stores' row pointers spill, and
+      // nchw -> nChw16c in L2 on Zen 5 ran at 100 GB/s instead of 130)
+      const auto run_tiles = [&](dim j, dim i, dim end, dim step) {
+        for (dim g = j; g < j + stack; g += w) {
+          const std::byte* from = src + (g * src_row + i) * dim{kSize};
+          std::byte* to = first + i * step + g * dim{kSize};
+          for (dim c = i; c < end; c += w, from += w * dim{kSize}, to += w * step)
+            transpose_tile_even<kSize, W>(from, src_step, to, step, false, false);
+        }
       };
       dim j = 0;
       for (; j + stack <= rows; j += stack) {
         dim i = 0;
-        for (; aliased && i + 2 * w <= cols; i += 2 * w) {
-          for (dim g = j; g < j + stack; g += w) {
-            tile_at(g, i);
-            tile_at(g, i + w);
+        for (; aliased && i + 2 * w <= cols; i += run) {
+          const dim end = cols - i < run ? i + (cols - i) / w * w : i + run;
+          if (row_w == 64) {
+            run_tiles(j, i, end, 64);
+          } else {
+            run_tiles(j, i, end, row_w);
           }
         }
         for (; i + w <= cols; i += w)
@@ -616,13 +628,18 @@ using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, const col
 
 /// The block transpose for elements of `size` bytes with the tile that wastes least on
 /// a block whose narrow side is `narrow` elements: the widest, or 8 or 4 lanes.
-inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow) {
+/// `rows_share_sets`: 32-bit source rows a multiple of 4 KiB apart, read from cache,
+/// to destination rows of one line each (nchw -> nChw16c): 16-lane tiles would load 16
+/// lines of one L1 set at once, so 8-lane tiles take the rows 8 at a time (see `aliased`
+/// in transpose_block). Not for longer destination rows: nchw -> nhwc with 64 channels
+/// in L2 on Zen 5 ran at 83 GB/s so, against 105 with 16-lane tiles.
+inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow, bool rows_share_sets = false) {
   const auto pick = [&]<std::size_t kSize>() -> transpose_block_fn {
     if constexpr (tile_lanes < 4) {
       return nullptr;  // no tiles on this target
     } else if constexpr (tile_lanes >= 16) {
       if (narrow <= 4) return &transpose_block<kSize, 4>;
-      if (narrow <= 8) return &transpose_block<kSize, 8>;
+      if (narrow <= 8 || (kSize == 4 && rows_share_sets)) return &transpose_block<kSize, 8>;
     } else if constexpr (tile_lanes >= 8) {
       if (narrow <= 4) return &transpose_block<kSize, 4>;
     }
@@ -923,7 +940,9 @@ struct transpose_kernel {
     if (C.extent == 1 && narrow(src, dst, scales, J, I)) return;
     if (plain) {
       const dim columns = C.extent * I.extent;
-      pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns)(
+      const bool rows_share_sets =
+          !stream && C.extent == 1 && (J.src_stride * ssz) % 4096 == 0 && I.dst_stride * dsz == 64;
+      pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns, rows_share_sets)(
           src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride, spare}, 0, J.extent, columns, stream);
       return;
     }
