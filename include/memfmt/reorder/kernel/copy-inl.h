@@ -122,12 +122,19 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
     const std::byte* s = src;
     std::byte* d = dst;
     dim j = 0;
-    // unrolled: on Zen 5, a loop of one row per iteration ran rows of 256 bytes that are
-    // back to back in the source (ab -> BA16a64b in L2) at half the speed
-    _Pragma("GCC unroll 4")
-    for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) {
+    const auto step = [&] {
       for (dim r = 0; r < R; ++r) before(s + r * w.src_inner);
       move_rows<B, R, Streaming>(s, w.src_inner, d, w.dst_inner);
+    };
+    if constexpr (R == 1) {
+      // rows of 4 vectors or more, unrolled: on Zen 5, a loop of one row per iteration
+      // ran rows of 256 bytes that are back to back in the source (ab -> BA16a64b in
+      // L2) at half the speed; steps of several shorter rows are fast enough as they are
+      // (unrolled, nhwc -> nChw16c in L2 lost 6 %)
+      _Pragma("GCC unroll 4")
+      for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) step();
+    } else {
+      for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) step();
     }
     for (; j < w.inner; ++j, s += w.src_inner, d += w.dst_inner) {
       before(s);
