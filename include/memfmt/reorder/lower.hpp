@@ -582,7 +582,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
       const auto at = static_cast<std::size_t>(d);
       const dim_box& box = boxes[first[at] + pick[at]];
       zero_fill = zero_fill || pick[at] >= copies[at];
-      const dim_pieces& cut = cuts[static_cast<std::size_t>(d)];
+      const dim_pieces& cut = cuts[at];
       for (int l = 0; l < cut.count; ++l) {
         const piece& pc = cut.pieces[static_cast<std::size_t>(l)];
         const dim start = box.start[static_cast<std::size_t>(l)];
