@@ -371,7 +371,7 @@ TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (
   // nchw -> nChw16c with planes of 32 x 32: the rows of a stack share L1 sets, so tiles
   // go row group by row group over runs of columns (8-lane tiles on AVX-512 when the
   // destination rows are one line each). Source rows of every count, columns with
-  // remainders of a tile, of two stacks and of a run.
+  // remainders of a tile, of two tiles and of a run.
   std::mt19937_64 rng(23);
   std::vector<test_case> cases;
   for (const data_type from : all_types) {
@@ -379,13 +379,48 @@ TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (
       const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
       const auto size = static_cast<dim>(memfmt::data_type_size(to));
       for (int k = 0; k < (from == to ? 6 : 1); ++k) {
-        const bool one_line = k % 2 == 1;  // destination rows of one line, as in nChw16c
-        const dim rows = 1 + static_cast<dim>(rng() % (one_line ? 64 / size : 100));
+        // destination rows of one line, as in nChw16c: mostly a whole stack of rows
+        const bool one_line = k % 2 == 1;
+        const dim rows = one_line && k != 5 ? 64 / size : 1 + static_cast<dim>(rng() % (one_line ? 64 / size : 100));
         const dim cols = 1 + static_cast<dim>(rng() % (one_line ? 700 : 80));
         const dim kib2 = (cols * src_size + 2047) / 2048;  // 2 KiB pieces a source row needs
         const dim src_row = kib2 * 2048 / src_size * (1 + static_cast<dim>(rng() % 2));
         const dim dst_row = (rows * size + 63) / 64 * 64 / size;  // whole lines apart
         cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, false, rng));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
+TEST_CASE("transposes in cache by row group over runs of columns: every edge of a tile, two tiles and a run, "
+          "on every target equal the reference",
+          "[kernel]") {
+  // Destination rows of one line (nChw16c and its 16- and 8-bit kin), source rows 2 or
+  // 4 KiB apart (4 KiB: 8-lane tiles on AVX-512 for 32-bit elements), with and without
+  // padding after the rows, and a second block that starts inside a line on both sides.
+  std::mt19937_64 rng(99);
+  std::vector<test_case> cases;
+  const dim col_counts[] = {1, 8, 9, 16, 17, 33, 255, 256, 257, 264, 511, 513, 1025};
+  for (const data_type t : {data_type::f32, data_type::bf16, data_type::s8}) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    const dim line = 64 / size;  // elements: the destination row, and a whole stack of rows
+    for (const dim rows : {dim{1}, dim{7}, dim{8}, dim{9}, dim{15}, dim{16}, dim{17}, dim{31}, dim{32}, dim{33}, dim{63},
+                           dim{64}}) {
+      if (rows > line) continue;
+      for (const dim cols : col_counts) {
+        const dim kib2 = (cols * size + 2047) / 2048;  // 2 KiB pieces a source row needs
+        for (int v = 0; v < 3; ++v) {
+          const dim src_row = kib2 * 2048 / size * (v == 0 ? 1 : 2);
+          if (v == 2) {  // two blocks, the second 3 elements into the destination, 5 into the source
+            cases.push_back(block_transpose_case(t, t, rows, cols, src_row, line, false, rng, 2, cols * line + 3,
+                                                 rows * src_row + 5));
+            continue;
+          }
+          test_case tc = block_transpose_case(t, t, rows, cols, src_row, line, false, rng);
+          if (v == 1) tc.n.zero_tail = line - rows;  // zeros up to the line
+          cases.push_back(std::move(tc));
+        }
       }
     }
   }

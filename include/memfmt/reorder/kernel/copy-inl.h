@@ -127,7 +127,8 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
       move_rows<B, R, Streaming>(s, w.src_inner, d, w.dst_inner);
     };
     if constexpr (R == 1) {
-      // rows of 4 vectors or more, unrolled: on Zen 5, a loop of one row per iteration
+      // one row per step (rows of 4 vectors or more; every row on targets of sizeless
+      // vectors), unrolled: on Zen 5, a loop of one row per iteration
       // ran rows of 256 bytes that are back to back in the source (ab -> BA16a64b in
       // L2) at half the speed; steps of several shorter rows are fast enough as they are
       // (unrolled, nhwc -> nChw16c in L2 lost 6 %)

@@ -539,22 +539,20 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // their lines. In cache, tiles then go row group by row group over a run of columns,
       // 1 KiB of each source row, so that the group's W rows are the only source streams
       // and each source line is used up at once; the destination lines of the run are
-      // written in halves while in L1 (nchw -> nChw16c 64 x 32 x 32 in L2: on Zen 3, a run
-      // of two stacks' columns, 15.8 -> 12.8 us; on Zen 5, 1 KiB runs against 16-lane tiles,
-      // 109 -> 130 GB/s; without the aliasing, the stacks are faster: 64 x 30 x 30 on Zen 3,
-      // 6.9 us against 8.7).
+      // written in parts while in L1 (nchw -> nChw16c 64 x 32 x 32 in L2: on Zen 3, a run
+      // of two stacks' columns, 15.8 -> 12.8 us; on Zen 5, 1 KiB runs of 8-lane tiles
+      // against 16-lane tiles, 109 -> 116 to 121 GB/s; without the aliasing, the stacks
+      // are faster: 64 x 30 x 30 on Zen 3, 6.9 us against 8.7).
       const bool aliased = !stream && src_step % 2048 == 0;
       constexpr dim run = std::max<dim>(1024 / dim{kSize} / w, 2) * w;
       // the tiles of a run: destination rows `step` bytes apart (a constant for rows that
       // are single lines: with the step in a register, the stores' row pointers spill, and
       // nchw -> nChw16c in L2 on Zen 5 ran at 100 GB/s instead of 130)
       const auto run_tiles = [&](dim j, dim i, dim end, dim step) {
-        for (dim g = j; g < j + stack; g += w) {
-          const std::byte* from = src + (g * src_row + i) * dim{kSize};
-          std::byte* to = first + i * step + g * dim{kSize};
-          for (dim c = i; c < end; c += w, from += w * dim{kSize}, to += w * step)
-            transpose_tile_even<kSize, W>(from, src_step, to, step, false, false);
-        }
+        for (dim g = j; g < j + stack; g += w)
+          for (dim c = i; c < end; c += w)
+            transpose_tile_even<kSize, W>(src + (g * src_row + c) * dim{kSize}, src_step,
+                                          first + c * step + g * dim{kSize}, step, false, false);
       };
       dim j = 0;
       for (; j + stack <= rows; j += stack) {
@@ -629,9 +627,9 @@ using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, const col
 /// The block transpose for elements of `size` bytes with the tile that wastes least on
 /// a block whose narrow side is `narrow` elements: the widest, or 8 or 4 lanes.
 /// `rows_share_sets`: 32-bit source rows a multiple of 4 KiB apart, read from cache,
-/// to destination rows of one line each (nchw -> nChw16c): 16-lane tiles would load 16
-/// lines of one L1 set at once, so 8-lane tiles take the rows 8 at a time (see `aliased`
-/// in transpose_block). Not for longer destination rows: nchw -> nhwc with 64 channels
+/// 16 at a time into destination rows of one line each (nchw -> nChw16c): 16-lane tiles
+/// would load 16 lines of one L1 set at once, so 8-lane tiles in stacks take the rows
+/// 8 at a time (see `aliased` in transpose_block). Not for longer destination rows: nchw -> nhwc with 64 channels
 /// in L2 on Zen 5 ran at 83 GB/s so, against 105 with 16-lane tiles.
 inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow, bool rows_share_sets = false) {
   const auto pick = [&]<std::size_t kSize>() -> transpose_block_fn {
@@ -906,12 +904,14 @@ struct transpose_kernel {
         const dim cols = columns - i < chunk ? columns - i : chunk;
         for (dim k = 0; k < rows; ++k) {
           const std::byte* row = src + ((j + k) * J.src_stride + i) * ssz;
-          if (stream) {
+          const dim left = columns - i - cols;  // of this row, after this chunk
+          if (stream && left > 0) {
             // from memory: ask for this row's next chunk while this one converts (W rows
             // far apart outrun the hardware prefetcher: nchw -> nChw16c f32 -> bf16 256 MiB
             // on Zen 5, one thread, at 16 GB/s, under half of memcpy's)
-            const auto next = reinterpret_cast<std::uintptr_t>(row) + static_cast<std::uintptr_t>(chunk * ssz);
-            for (dim b = 0; b < cols * ssz; b += 64) prefetch_line(next + static_cast<std::uintptr_t>(b));
+            const auto next = reinterpret_cast<std::uintptr_t>(row) + static_cast<std::uintptr_t>(cols * ssz);
+            const auto last = next + static_cast<std::uintptr_t>(std::min(left, chunk) * ssz);
+            for (auto line = next & ~std::uintptr_t{63}; line < last; line += 64) prefetch_line(line);
           }
           const float* x = staged;
           if (cvt->src == data_type::f32) {
@@ -948,7 +948,7 @@ struct transpose_kernel {
     if (plain) {
       const dim columns = C.extent * I.extent;
       const bool rows_share_sets =
-          !stream && C.extent == 1 && (J.src_stride * ssz) % 4096 == 0 && I.dst_stride * dsz == 64;
+          !stream && C.extent == 1 && J.extent % 16 == 0 && (J.src_stride * ssz) % 4096 == 0 && I.dst_stride * dsz == 64;
       pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns, rows_share_sets)(
           src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride, spare}, 0, J.extent, columns, stream);
       return;
