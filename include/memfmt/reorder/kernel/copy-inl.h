@@ -128,10 +128,10 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
     };
     if constexpr (R == 1) {
       // one row per step (rows of 4 vectors or more; every row on targets of sizeless
-      // vectors), unrolled: on Zen 5, a loop of one row per iteration
-      // ran rows of 256 bytes that are back to back in the source (ab -> BA16a64b in
-      // L2) at half the speed; steps of several shorter rows are fast enough as they are
-      // (unrolled, nhwc -> nChw16c in L2 lost 6 %)
+      // vectors), unrolled: on Zen 5, a loop of one row per iteration ran rows of 256
+      // bytes that are back to back in the source (ab -> BA16a64b in L2) at half the
+      // speed; steps of several shorter rows are fast enough as they are (unrolled,
+      // nhwc -> nChw16c in L2 lost 6 %)
       _Pragma("GCC unroll 4")
       for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) step();
     } else {

@@ -546,8 +546,8 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       const bool aliased = !stream && src_step % 2048 == 0;
       constexpr dim run = std::max<dim>(1024 / dim{kSize} / w, 2) * w;
       // the tiles of a run: destination rows `step` bytes apart (a constant for rows that
-      // are single lines: with the step in a register, the stores' row pointers spill, and
-      // nchw -> nChw16c in L2 on Zen 5 ran at 100 GB/s instead of 130)
+      // are single lines: with the step in a register, the stores' row pointers spill;
+      // nchw -> nChw16c in L2 on Zen 5 ran at 110 GB/s instead of 116 to 121)
       const auto run_tiles = [&](dim j, dim i, dim end, dim step) {
         for (dim g = j; g < j + stack; g += w)
           for (dim c = i; c < end; c += w)
@@ -629,8 +629,9 @@ using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, const col
 /// `rows_share_sets`: 32-bit source rows a multiple of 4 KiB apart, read from cache,
 /// 16 at a time into destination rows of one line each (nchw -> nChw16c): 16-lane tiles
 /// would load 16 lines of one L1 set at once, so 8-lane tiles in stacks take the rows
-/// 8 at a time (see `aliased` in transpose_block). Not for longer destination rows: nchw -> nhwc with 64 channels
-/// in L2 on Zen 5 ran at 83 GB/s so, against 105 with 16-lane tiles.
+/// 8 at a time (see `aliased` in transpose_block). Not for longer destination rows:
+/// nchw -> nhwc with 64 channels in L2 on Zen 5 ran at 83 GB/s so, against 105 with
+/// 16-lane tiles.
 inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow, bool rows_share_sets = false) {
   const auto pick = [&]<std::size_t kSize>() -> transpose_block_fn {
     if constexpr (tile_lanes < 4) {
