@@ -218,16 +218,20 @@ struct column_map {
   dim spare = 0;
 };
 
-/// Bytes ahead of a tile's source rows to prefetch when reading from memory: along
-/// each row when the rows are far apart (nchw -> nhwc: W planes), a few stacks of
-/// rows further when they are close, since then the rows are one sequential stream
-/// (256 MiB on Zen 3, 8 KiB ahead instead of 1 KiB: nhwc -> nchw 69 -> 60 ms,
-/// nChw16c -> nchw with 17 channels 59 -> 55 ms; but nchw -> nhwc 26 -> 29 ms). Since
-/// transposes to far-apart destination rows go in bands (streamed_band_rows), 4 KiB:
-/// on Zen 4, one thread, nhwc -> nchw 82 -> 85 % of memcpy, nChw16c -> nchw with 17
-/// channels 107 -> 106 % (the means of three runs each).
-inline constexpr dim prefetch_distance = 1024;
-inline constexpr dim prefetch_distance_close = 4096;
+/// How far ahead a tile's source rows are prefetched when reading from memory. Rows far
+/// apart (nchw -> nhwc: W planes) are W streams: each asks for its line far_rows_ahead / W
+/// bytes ahead, so that about as much is in flight whatever W (on Zen 5, 256 MiB, one
+/// thread, with 16-lane tiles 512 bytes against 1 KiB: oihw -> OIhw16i16o 42 -> 46 GB/s,
+/// nchw -> nChw16c 36 -> 38; with 8-lane tiles, nchw -> nChw8c, 1 KiB against 512: 46
+/// against 43). Rows closer than close_rows are one sequential stream, asked for
+/// close_rows_ahead bytes ahead: a few stacks of rows further (on Zen 3, 8 KiB instead of
+/// 1 KiB: nhwc -> nchw 69 -> 60 ms, nChw16c -> nchw with 17 channels 59 -> 55 ms). Since
+/// transposes to far-apart destination rows go in bands (streamed_band_rows), 4 KiB: on
+/// Zen 4, one thread, nhwc -> nchw 82 -> 85 % of memcpy, nChw16c -> nchw with 17 channels
+/// 107 -> 106 % (the means of three runs each).
+inline constexpr dim far_rows_ahead = 8192;
+inline constexpr dim close_rows = 1024;
+inline constexpr dim close_rows_ahead = 4096;
 
 /// Source rows of a band of a streamed transpose to far-apart destination rows: 1 KiB
 /// of each destination row, fewer when the source rows of the band would span more than
@@ -297,7 +301,7 @@ HWY_INLINE void load_tile(VTile<W>* r, const std::byte* src, dim src_step, bool 
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) r[k] = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
   if (stream) {
-    const dim ahead = src_step < prefetch_distance ? prefetch_distance_close : prefetch_distance;
+    const dim ahead = src_step < close_rows ? close_rows_ahead : far_rows_ahead / static_cast<dim>(W);
     MEMFMT_UNROLL
     for (std::size_t k = 0; k < W; ++k) prefetch_ahead(src + static_cast<dim>(k) * src_step, ahead);
   }
