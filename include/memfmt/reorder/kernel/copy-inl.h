@@ -287,6 +287,25 @@ HWY_NOINLINE void copy_fixed_rows(const std::byte* src, std::byte* dst, const ro
   for (dim q = 0; q < r.count; ++q, src += r.src_step, dst += r.dst_step) copy_fixed_walk<B>(src, dst, w, stream);
 }
 
+using copy_fixed_rows_fn = void (*)(const std::byte*, std::byte*, const row_walk&, bool, const walk_repeat&);
+
+/// The copy of rows of `row_bytes` each with moves of that fixed size, for the powers of
+/// two from 4 to 1024 bytes; nullptr for other sizes.
+inline copy_fixed_rows_fn pick_copy_fixed_rows(dim row_bytes) {
+  switch (row_bytes) {
+    case 4: return &copy_fixed_rows<4>;
+    case 8: return &copy_fixed_rows<8>;
+    case 16: return &copy_fixed_rows<16>;
+    case 32: return &copy_fixed_rows<32>;
+    case 64: return &copy_fixed_rows<64>;
+    case 128: return &copy_fixed_rows<128>;
+    case 256: return &copy_fixed_rows<256>;
+    case 512: return &copy_fixed_rows<512>;
+    case 1024: return &copy_fixed_rows<1024>;
+    default: return nullptr;
+  }
+}
+
 /// Whether this target moves any number of bytes up to a vector with masked
 /// loads and stores that touch nothing else (AVX-512BW byte masks).
 inline constexpr bool exact_masked_bytes = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
@@ -403,8 +422,8 @@ struct copy_kernel {
             const loop& O = loop{}) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
     const dim row_bytes = I.extent * dsz;
-    const bool fixed = plain && tail_bytes == 0 && row_bytes >= 4 && row_bytes <= 1024 && (row_bytes & (row_bytes - 1)) == 0;
-    if (O.extent != 1 && !fixed) {
+    const copy_fixed_rows_fn fixed = plain && tail_bytes == 0 ? pick_copy_fixed_rows(row_bytes) : nullptr;
+    if (O.extent != 1 && fixed == nullptr) {
       for (dim o = 0; o < O.extent; ++o)
         rows(src + o * O.src_stride * ssz, dst + o * O.dst_stride * dsz,
              scales != nullptr ? scales + o * O.scale_stride : nullptr, K, J, I);
@@ -446,18 +465,8 @@ struct copy_kernel {
     if (plain) {
       const row_walk w{K.extent,          J.extent,          K.src_stride * ssz, J.src_stride * ssz,
                        K.dst_stride * dsz, J.dst_stride * dsz};
-      const walk_repeat r{O.extent, O.src_stride * ssz, O.dst_stride * dsz};
-      switch (row_bytes) {  // the cases of `fixed`
-        case 4: return copy_fixed_rows<4>(src, dst, w, stream, r);
-        case 8: return copy_fixed_rows<8>(src, dst, w, stream, r);
-        case 16: return copy_fixed_rows<16>(src, dst, w, stream, r);
-        case 32: return copy_fixed_rows<32>(src, dst, w, stream, r);
-        case 64: return copy_fixed_rows<64>(src, dst, w, stream, r);
-        case 128: return copy_fixed_rows<128>(src, dst, w, stream, r);
-        case 256: return copy_fixed_rows<256>(src, dst, w, stream, r);
-        case 512: return copy_fixed_rows<512>(src, dst, w, stream, r);
-        case 1024: return copy_fixed_rows<1024>(src, dst, w, stream, r);
-        default: break;
+      if (fixed != nullptr) {
+        return fixed(src, dst, w, stream, walk_repeat{O.extent, O.src_stride * ssz, O.dst_stride * dsz});
       }
       const auto bytes = static_cast<std::size_t>(I.extent * dsz);
       if (bytes <= masked_bytes) {
