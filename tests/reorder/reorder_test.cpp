@@ -476,6 +476,7 @@ TEST_CASE("copies and moves of a plan run as the plan did, after it is gone", "[
   const planned cases[] = {
       {desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "nChw16c"), per_channel},
       {desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::u8, "nChw4c"), per_channel},
+      {desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "aBcd2b"), per_channel},  // gathers
       {desc({2, 2, 2, 4}, data_type::f32, "dcba"), desc({2, 2, 2, 4}, data_type::f32, "abcd"), {}},
   };
   // every nest of `r` points into r's own tables, none into `other`'s
@@ -569,16 +570,17 @@ TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threa
 
 TEST_CASE("buffers that start anywhere in a cache line", "[reorder]") {
   // Every kernel kind (copy with and without padding, transposes whole and partial,
-  // stacked tiles, tiles by row group over planes of 4 KiB, bands, gather, interleave,
-  // strided, zero fill, the fused partial block), one and two threads (the two
-  // 64 x 32 x 32 transposes split for them), at offsets that split elements, vectors
-  // and lines, on one side or both.
+  // stacked tiles, tiles by row group over planes of 4 KiB, runs of source rows, bands,
+  // gather, interleave, strided, zero fill, the fused partial block), one and two
+  // threads (the two 64 x 32 x 32 transposes split for them), at offsets that split
+  // elements, vectors and lines, on one side or both.
   const auto tagged = [](dims shape, data_type from, data_type to, const char* a, const char* b) {
     return std::pair<desc, desc>(desc(shape, from, a), desc(shape, to, b));
   };
   const std::pair<desc, desc> cases[] = {
       tagged({1, 64, 32, 32}, data_type::f32, data_type::f32, "nhwc", "nchw"),
       tagged({1, 64, 32, 32}, data_type::f32, data_type::f32, "nchw", "nhwc"),
+      tagged({1, 24, 30, 30}, data_type::f32, data_type::f32, "nChw8c", "nchw"),
       tagged({1, 40, 17, 18}, data_type::f32, data_type::f32, "nchw", "nChw16c"),
       tagged({1, 40, 32, 32}, data_type::f32, data_type::f32, "nchw", "nChw16c"),  // planes of 4 KiB
       tagged({1, 17, 20, 20}, data_type::bf16, data_type::bf16, "nChw16c", "nchw"),

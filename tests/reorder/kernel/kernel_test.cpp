@@ -427,6 +427,38 @@ TEST_CASE("transposes in cache by row group over runs of columns: every edge of 
   check_cases(cases);
 }
 
+TEST_CASE("transposes in cache to destination rows farther apart than the source rows (runs of source rows, "
+          "stacks that fill destination lines) on every target equal the reference",
+          "[kernel]") {
+  // nhwc -> nchw and nChw16c -> nchw in cache: tiles go run by run of source rows, in
+  // stacks down each run where they fit; destination rows a multiple of 2 KiB apart take
+  // 8-lane tiles for 32-bit elements on AVX-512. Row counts with remainders of a tile, a
+  // stack and a run (the largest span several runs), columns with remainders of every
+  // tile width, destination rows 2 KiB multiples, whole lines or odd elements apart;
+  // plain and converting pairs (conversions transpose strips of converted rows).
+  std::mt19937_64 rng(31);
+  std::vector<test_case> cases;
+  const std::pair<data_type, data_type> pairs[] = {{data_type::f32, data_type::f32},
+                                                   {data_type::bf16, data_type::bf16},
+                                                   {data_type::s8, data_type::s8},
+                                                   {data_type::f32, data_type::bf16},
+                                                   {data_type::u8, data_type::f32}};
+  for (const auto& [from, to] : pairs) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(to));
+    for (const dim rows : {dim{1}, dim{7}, dim{16}, dim{17}, dim{33}, dim{100}, dim{391}, dim{777}}) {
+      for (const dim cols : {dim{1}, dim{3}, dim{4}, dim{5}, dim{9}, dim{17}, dim{40}}) {
+        for (int v = 0; v < 3; ++v) {
+          const dim src_row = cols + (v == 1 ? 2 : 0);
+          const dim kib2 = 2048 / size;  // elements in 2 KiB
+          const dim dst_row = v == 0 ? (rows + kib2 - 1) / kib2 * kib2 : v == 1 ? rows + 3 : (rows * size + 63) / 64 * 64 / size;
+          cases.push_back(block_transpose_case(from, to, rows, cols, src_row, std::max(dst_row, src_row + 1), false, rng));
+        }
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
           "streamed or not, on every target equal the reference",
           "[kernel]") {

@@ -507,14 +507,45 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       transpose_tile_part<kSize, W>(from, src_step, at, rows - j < w ? rows - j : w, cols - i < w ? cols - i : w,
                                     lanes(j), stream);
     };
-    if (cols_at.inner_stride > src_row) {
+    // tiles stacked down the source rows that fill destination lines, when they fit in
+    // registers (G x W vectors of at most 16: 64 bytes of 8-bit elements in 16-lane tiles
+    // are 64 vectors, and spill)
+    constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
+    constexpr bool stack_fits = stack > w && stack <= 16;
+    if (cols_at.inner_stride > src_row && !stream && (stack_fits || row_w % 2048 == 0)) {
+      // Destination rows farther apart than source rows (nhwc -> nchw), in cache: tiles go
+      // run by run of source rows, about 24 KiB of source that stays in L1 while the column
+      // groups pass over it, down each run in stacks that write whole destination lines.
+      // Destination rows a multiple of 2 KiB apart (planes of 32 x 32 f32) share L1 sets:
+      // with 32-bit elements, 8-lane tiles then store 8 of them at a time, not 16 (see
+      // pick_transpose_block). In L2 on Zen 5, one thread, against the whole block column
+      // group by column group: nhwc -> nchw 1 x 64 x 32 x 32 61 -> 97 GB/s, nChw16c -> nchw
+      // the same 67 -> 106; with 8-lane tiles, nChw8c -> nchw 1 x 72 x 30 x 30 80 -> 99;
+      // with 4-lane tiles (SSE4), nChw16c -> nchw with 17 channels 37 -> 97.
+      const dim run = std::max<dim>(24576 / src_step / stack, 1) * stack;
+      for (dim j0 = 0; j0 < rows; j0 += run) {
+        const dim j1 = rows - j0 < run ? rows : j0 + run;
+        for (dim i = 0; i < cols; i += w) {
+          dim j = j0;
+          if (stack_fits && cols - i >= w) {
+            for (; j + stack <= j1; j += stack)
+              transpose_tile_stack<kSize, W>(
+                  src + (j * src_row + i) * dim{kSize}, src_step,
+                  [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
+                  false);
+          }
+          for (; j < j1; j += w) tile(j, i);
+        }
+      }
+    } else if (cols_at.inner_stride > src_row) {
       // destination rows farther apart than source rows (nhwc -> nchw): tiles go down a
       // band of source rows column group by column group, so that W store streams advance
-      // line by line. In cache, the band is the block. From memory, it is as many rows as
-      // make 1 KiB of each destination row (streamed_band_rows): its source stays in L2
-      // while its column groups pass over it, and memory takes each destination row in
-      // runs of 16 lines instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one
-      // thread: 65 -> 82 % of memcpy).
+      // line by line. In cache (16-lane tiles, rows apart by other than 2 KiB multiples),
+      // the band is the block. From memory, it is as many rows as make 1 KiB of each
+      // destination row (streamed_band_rows): its source stays in L2 while its column
+      // groups pass over it, and memory takes each destination row in runs of 16 lines
+      // instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one thread: 65 -> 82 %
+      // of memcpy).
       const dim band = stream ? streamed_band_rows<kSize, W>(src_step) : rows;
       for (dim j0 = 0; j0 < rows; j0 += band) {
         const dim j1 = rows - j0 < band ? rows : j0 + band;
@@ -537,7 +568,6 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
                (!stream || reinterpret_cast<std::uintptr_t>(first) % 64 == 0)) {
       // tile rows shorter than a line, destination rows whole lines apart: tiles go in
       // stacks that fill the lines
-      constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
       // Source rows a multiple of 2 KiB apart (planes of 32 x 32 f32) share one or two L1
       // sets: a stack's rows evict each other before the next stack reads the rest of
       // their lines. In cache, tiles then go row group by row group over a run of columns,
@@ -630,12 +660,13 @@ using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, const col
 
 /// The block transpose for elements of `size` bytes with the tile that wastes least on
 /// a block whose narrow side is `narrow` elements: the widest, or 8 or 4 lanes.
-/// `rows_share_sets`: 32-bit source rows a multiple of 4 KiB apart, read from cache,
-/// 16 at a time into destination rows of one line each (nchw -> nChw16c): 16-lane tiles
-/// would load 16 lines of one L1 set at once, so 8-lane tiles in stacks take the rows
-/// 8 at a time (see `aliased` in transpose_block). Not for longer destination rows:
-/// nchw -> nhwc with 64 channels in L2 on Zen 5 ran at 83 GB/s so, against 105 with
-/// 16-lane tiles.
+/// `rows_share_sets`: in cache, the 16 rows a 16-lane tile of 32-bit elements loads or
+/// stores at once would share L1 sets, so 8-lane tiles take them 8 at a time: source
+/// rows a multiple of 4 KiB apart into destination rows of one line each (nchw ->
+/// nChw16c; see `aliased` in transpose_block), or destination rows a multiple of 2 KiB
+/// apart and farther apart than the source rows (nhwc -> nchw, nChw16c -> nchw). Not for
+/// longer destination rows in the first case: nchw -> nhwc with 64 channels in L2 on
+/// Zen 5 ran at 83 GB/s so, against 105 with 16-lane tiles.
 inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow, bool rows_share_sets = false) {
   const auto pick = [&]<std::size_t kSize>() -> transpose_block_fn {
     if constexpr (tile_lanes < 4) {
@@ -952,8 +983,10 @@ struct transpose_kernel {
     if (C.extent == 1 && narrow(src, dst, scales, J, I)) return;
     if (plain) {
       const dim columns = C.extent * I.extent;
-      const bool rows_share_sets =
-          !stream && C.extent == 1 && J.extent % 16 == 0 && (J.src_stride * ssz) % 4096 == 0 && I.dst_stride * dsz == 64;
+      const bool src_rows_share_sets =
+          J.extent % 16 == 0 && (J.src_stride * ssz) % 4096 == 0 && I.dst_stride * dsz == 64;
+      const bool dst_rows_share_sets = J.extent >= 16 && I.dst_stride > J.src_stride && (I.dst_stride * dsz) % 2048 == 0;
+      const bool rows_share_sets = !stream && C.extent == 1 && (src_rows_share_sets || dst_rows_share_sets);
       pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns, rows_share_sets)(
           src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride, spare}, 0, J.extent, columns, stream);
       return;
