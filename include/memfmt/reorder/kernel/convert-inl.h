@@ -229,7 +229,15 @@ HWY_INLINE void store_f32(VF v, void* p, bool stream) {
     // the result. Cheaper than a conversion, whose overflow checks cannot fire here.
     const VU bits = hn::BitCast(du, hn::Add(clamped, hn::Set(df, 12582912.f)));
     const hn::Rebind<std::uint8_t, DF> d8;
-    store_maybe_stream(hn::BitCast(ds, hn::TruncateTo(d8, hn::IfThenZeroElse(is_nan, bits))), ds, typed, stream);
+    const VU low = hn::IfThenZeroElse(is_nan, bits);
+#if HWY_TARGET == HWY_AVX3_DL
+    // Highway 1.0.3's TruncateTo from 32 to 8 bits is wrong on AVX3_DL (it permutes
+    // 32-bit lanes by byte indices): the low byte, alone in its lane, is demoted instead
+    const auto bytes = hn::DemoteTo(d8, hn::BitCast(di, hn::And(low, hn::Set(du, 0xFFu))));
+#else
+    const auto bytes = hn::TruncateTo(d8, low);
+#endif
+    store_maybe_stream(hn::BitCast(ds, bytes), ds, typed, stream);
   }
 }
 
