@@ -327,8 +327,8 @@ inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
     // strided rows, or tiles too small to pay for their shuffles: interleaved runs, or a
     // gather by table
     const dim columns = n.loops[folded - 1].extent * (n.column_loops == 2 ? n.loops[folded - 3].extent : 1);
-    const dim side = std::min(n.loops[folded - 2].extent, columns);
     const bool transpose = n.kind == kernel_kind::transpose;
+    const dim side = transpose ? std::min(n.loops[folded - 2].extent, columns) : 0;  // of its tile
     if (n.kind == kernel_kind::strided || (transpose && side < interleave_below_side)) {
       const int b = interleave_block(kept, folded);
       const int g = b > 0 || (transpose && side >= gather_below_side) ? 0 : gather_block(kept, folded);
