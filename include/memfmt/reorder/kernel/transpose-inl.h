@@ -540,12 +540,12 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     } else if (cols_at.inner_stride > src_row) {
       // destination rows farther apart than source rows (nhwc -> nchw): tiles go down a
       // band of source rows column group by column group, so that W store streams advance
-      // line by line. In cache (16-lane tiles, rows apart by other than 2 KiB multiples),
-      // the band is the block. From memory, it is as many rows as make 1 KiB of each
-      // destination row (streamed_band_rows): its source stays in L2 while its column
-      // groups pass over it, and memory takes each destination row in runs of 16 lines
-      // instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one thread: 65 -> 82 %
-      // of memcpy).
+      // line by line. In cache (stacks that do not fit in registers, rows apart by other
+      // than 2 KiB multiples), the band is the block. From memory, it is as many rows as
+      // make 1 KiB of each destination row (streamed_band_rows): its source stays in L2
+      // while its column groups pass over it, and memory takes each destination row in
+      // runs of 16 lines instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one
+      // thread: 65 -> 82 % of memcpy).
       const dim band = stream ? streamed_band_rows<kSize, W>(src_step) : rows;
       for (dim j0 = 0; j0 < rows; j0 += band) {
         const dim j1 = rows - j0 < band ? rows : j0 + band;
