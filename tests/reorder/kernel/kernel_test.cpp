@@ -293,6 +293,39 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
   check_cases(cases);
 }
 
+TEST_CASE("transposes of bytes in stacks of 64 source rows (whole destination lines) on every target equal the "
+          "reference",
+          "[kernel]") {
+  // nchw -> nhwc of 8-bit elements with 64 channels or more: destination rows a whole
+  // number of lines apart, tiles in stacks of 64 source rows (transposed as bytes on
+  // AVX-512). Row counts of one to three stacks with and without a remainder; columns
+  // with a remainder of a tile; source rows close, 1 KiB apart and 2 KiB apart (runs by
+  // row group instead); in cache and streamed; plain and converted to 8-bit types, and
+  // a second image that starts 16 bytes into a line.
+  std::mt19937_64 rng(64);
+  std::vector<test_case> cases;
+  const std::pair<data_type, data_type> pairs[] = {{data_type::s8, data_type::s8},
+                                                   {data_type::u8, data_type::u8},
+                                                   {data_type::f32, data_type::s8},
+                                                   {data_type::s8, data_type::u8}};
+  for (const auto& [from, to] : pairs) {
+    for (const dim rows : {dim{64}, dim{65}, dim{127}, dim{128}, dim{192}, dim{200}}) {
+      for (const dim cols : {dim{16}, dim{47}, dim{64}, dim{1024}}) {
+        for (int v = 0; v < 4; ++v) {
+          const bool stream = v % 2 == 1;
+          const dim src_row = v < 2 ? cols + 3 : (v == 2 ? 1024 : 2048);
+          if (src_row < cols) continue;
+          const dim dst_row = (rows + 63) / 64 * 64 + (v == 3 ? 64 : 0);  // whole lines apart
+          const dim images = v == 0 ? 2 : 1;
+          cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, stream, rng, images,
+                                               cols * dst_row + 16));
+        }
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("streamed transposes to destination rows farther apart than the source rows (bands of source rows) on "
           "every target equal the reference",
           "[kernel]") {

@@ -371,12 +371,92 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
 template <std::size_t kSize, std::size_t W>
 inline constexpr std::size_t tiles_per_line = kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+/// A stack of 64 source rows of 16 bytes, `src_step` bytes apart, transposed as bytes
+/// (not widened to 32-bit lanes) into 16 destination rows of one line each, row k at
+/// row_at(k); with `stream`, around the caches. Source row m + 16b goes to 128-bit block
+/// b of vector m as it is loaded, so that four 16 x 16 byte transposes run side by side,
+/// one per block, and vector k ends up holding destination row k whole: 64 shuffles for
+/// the stack instead of 4 x 64 on widened lanes, and no widening or narrowing (nchw ->
+/// nhwc s8 1 x 256 x 32 x 32 in L2 on Zen 5, one thread, buffers on lines: 33 -> 84 GB/s).
+/// @pre with stream, every row_at(k) is a multiple of 64
+template <class RowAt>
+HWY_INLINE void transpose_byte_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream) {
+  const hn::Full512<std::uint8_t> d8;
+  const hn::Repartition<std::uint16_t, decltype(d8)> d16;
+  const hn::Repartition<std::uint32_t, decltype(d8)> d32;
+  const hn::Repartition<std::uint64_t, decltype(d8)> d64;
+  using V = hn::Vec<decltype(d8)>;
+  V a[16];
+  MEMFMT_UNROLL
+  for (std::size_t b = 0; b < 4; ++b) {  // row by row: each source line is used up at once
+    MEMFMT_UNROLL
+    for (std::size_t m = 0; m < 16; ++m) {
+      const std::byte* row = src + static_cast<dim>(16 * b + m) * src_step;
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+      a[m] = V{b == 0 ? _mm512_castsi128_si512(bytes)
+                      : _mm512_mask_broadcast_i32x4(a[m].raw, static_cast<__mmask16>(0xF << (4 * b)), bytes)};
+    }
+  }
+  if (stream) {
+    const dim ahead = src_step < close_rows ? close_rows_ahead : far_rows_ahead / 16;
+    MEMFMT_UNROLL
+    for (std::size_t k = 0; k < 64; ++k) prefetch_ahead(src + static_cast<dim>(k) * src_step, ahead);
+  }
+  // In each block: bytes of rows 2i, 2i+1 paired, then pairs of pairs, and so on. Byte q
+  // of a block goes to t[8h + ...] by its bits: after the last round, t[q] holds byte q
+  // of the 16 rows of each block.
+  V t[16];
+  MEMFMT_UNROLL
+  for (std::size_t i = 0; i < 8; ++i) {  // u16 unit q of t[i] (t[8 + i]): rows 2i, 2i+1 at byte q (8 + q)
+    t[i] = hn::InterleaveLower(d8, a[2 * i], a[2 * i + 1]);
+    t[8 + i] = hn::InterleaveUpper(d8, a[2 * i], a[2 * i + 1]);
+  }
+  MEMFMT_UNROLL
+  for (std::size_t h = 0; h < 16; h += 8) {  // u32 unit q of a[h + i] (a[h + 4 + i]): rows 4i..4i+3 at h + q (h + 4 + q)
+    MEMFMT_UNROLL
+    for (std::size_t i = 0; i < 4; ++i) {
+      const auto lo = hn::BitCast(d16, t[h + 2 * i]), hi = hn::BitCast(d16, t[h + 2 * i + 1]);
+      a[h + i] = hn::BitCast(d8, hn::InterleaveLower(d16, lo, hi));
+      a[h + 4 + i] = hn::BitCast(d8, hn::InterleaveUpper(d16, lo, hi));
+    }
+  }
+  MEMFMT_UNROLL
+  for (std::size_t h = 0; h < 16; h += 4) {  // u64 unit q of t[h + i] (t[h + 2 + i]): rows 8i..8i+7 at h + q (h + 2 + q)
+    MEMFMT_UNROLL
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto lo = hn::BitCast(d32, a[h + 2 * i]), hi = hn::BitCast(d32, a[h + 2 * i + 1]);
+      t[h + i] = hn::BitCast(d8, hn::InterleaveLower(d32, lo, hi));
+      t[h + 2 + i] = hn::BitCast(d8, hn::InterleaveUpper(d32, lo, hi));
+    }
+  }
+  MEMFMT_UNROLL
+  for (std::size_t h = 0; h < 16; h += 2) {  // a[h] (a[h + 1]): rows 0..15 at byte h (h + 1)
+    const auto lo = hn::BitCast(d64, t[h]), hi = hn::BitCast(d64, t[h + 1]);
+    a[h] = hn::BitCast(d8, hn::InterleaveLower(d64, lo, hi));
+    a[h + 1] = hn::BitCast(d8, hn::InterleaveUpper(d64, lo, hi));
+  }
+  MEMFMT_UNROLL
+  for (std::size_t k = 0; k < 16; ++k) {
+    auto* to = reinterpret_cast<std::uint8_t*>(row_at(k));
+    if (stream) {
+      hn::Stream(a[k], d8, to);
+    } else {
+      hn::StoreU(a[k], d8, to);
+    }
+  }
+}
+#endif
+
 /// G = tiles_per_line whole W x W tiles, source rows `src_step` bytes apart and tile g
 /// g * W rows below tile 0; row k of tile g goes to row_at(k) + g * W * kSize, so that
 /// each destination row, 64 bytes, is written at once. With `stream`, around the caches.
 /// @pre with stream, every row_at(k) is a multiple of 64
 template <std::size_t kSize, std::size_t W, class RowAt>
 HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kSize == 1 && W == 16) return transpose_byte_stack(src, src_step, row_at, stream);
+#endif
   constexpr std::size_t G = tiles_per_line<kSize, W>;
   VTile<W> r[G][W];
   MEMFMT_UNROLL
