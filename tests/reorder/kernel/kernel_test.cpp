@@ -326,6 +326,37 @@ TEST_CASE("transposes of bytes in stacks of 64 source rows (whole destination li
   check_cases(cases);
 }
 
+TEST_CASE("transposes of bytes in cache to destination rows shorter than a line (tiles side by side) on every "
+          "target equal the reference",
+          "[kernel]") {
+  // nchw -> nChw16c of 8-bit elements: destination rows of 16 bytes or less, not whole
+  // lines apart; in cache, strips of 16 source rows go 64 columns at a time (four tiles
+  // side by side on AVX-512). Rows with and without a partial strip; columns around 64
+  // and its multiples; destination rows back to back, with a gap, or padded to 16; source
+  // rows close or 1 KiB apart; plain and converted to 8-bit types; a second image that
+  // starts 5 elements into a line. Streamed cases check the path that does not take them.
+  std::mt19937_64 rng(65);
+  std::vector<test_case> cases;
+  const std::pair<data_type, data_type> pairs[] = {{data_type::s8, data_type::s8},
+                                                   {data_type::u8, data_type::u8},
+                                                   {data_type::f32, data_type::u8}};
+  for (const auto& [from, to] : pairs) {
+    for (const dim rows : {dim{1}, dim{15}, dim{16}, dim{17}, dim{32}, dim{40}, dim{64}}) {
+      for (const dim cols : {dim{63}, dim{64}, dim{65}, dim{128}, dim{200}}) {
+        for (int v = 0; v < 4; ++v) {
+          const dim dst_row = v == 0 ? rows : v == 1 ? rows + 5 : std::max<dim>((rows + 15) / 16 * 16, 16);
+          const dim src_row = v == 3 ? 1024 : cols + static_cast<dim>(v);
+          test_case tc = block_transpose_case(from, to, rows, cols, src_row, dst_row, v == 1 && rows == 17, rng, 2,
+                                              cols * dst_row + 5, rows * src_row + 3);
+          if (v == 2) tc.n.zero_tail = dst_row - rows;
+          cases.push_back(std::move(tc));
+        }
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("streamed transposes to destination rows farther apart than the source rows (bands of source rows) on "
           "every target equal the reference",
           "[kernel]") {
