@@ -495,7 +495,7 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
           "stacks that fill destination lines) on every target equal the reference",
           "[kernel]") {
   // nhwc -> nchw and nChw16c -> nchw in cache: tiles go run by run of source rows, in
-  // stacks down each run where they fit; destination rows a multiple of 2 KiB apart take
+  // stacks down each run where they fit (8-bit ones as bytes on AVX-512); destination rows a multiple of 2 KiB apart take
   // 8-lane tiles for 32-bit elements on AVX-512. Row counts with remainders of a tile, a
   // stack and a run (the largest span several runs), columns with remainders of every
   // tile width, destination rows 2 KiB multiples, whole lines or odd elements apart;

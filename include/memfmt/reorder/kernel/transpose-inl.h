@@ -371,6 +371,10 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
 template <std::size_t kSize, std::size_t W>
 inline constexpr std::size_t tiles_per_line = kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
 
+/// Whether stacks of 8-bit elements in 16-lane tiles transpose as bytes
+/// (transpose_byte_stack: 16 vectors, not 64).
+inline constexpr bool byte_stacks = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 using DBytes = hn::Full512<std::uint8_t>;
 using VBytes = hn::Vec<DBytes>;
@@ -640,9 +644,10 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     };
     // tiles stacked down the source rows that fill destination lines, when they fit in
     // registers (G x W vectors of at most 16: 64 bytes of 8-bit elements in 16-lane tiles
-    // are 64 vectors, and spill)
+    // are 64 vectors, and spill, except on AVX-512, where such a stack transposes as bytes
+    // in 16)
     constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
-    constexpr bool stack_fits = stack > w && stack <= 16;
+    constexpr bool stack_fits = stack > w && (stack <= 16 || (kSize == 1 && W == 16 && byte_stacks));
     if (cols_at.inner_stride > src_row && !stream && (stack_fits || row_w % 2048 == 0)) {
       // Destination rows farther apart than source rows (nhwc -> nchw), in cache: tiles go
       // run by run of source rows, about 24 KiB of source that stays in L1 while the column
@@ -652,7 +657,9 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // pick_transpose_block). In L2 on Zen 5, one thread, against the whole block column
       // group by column group: nhwc -> nchw 1 x 64 x 32 x 32 61 -> 97 GB/s, nChw16c -> nchw
       // the same 67 -> 106; with 8-lane tiles, nChw8c -> nchw 1 x 72 x 30 x 30 80 -> 99;
-      // with 4-lane tiles (SSE4), nChw16c -> nchw with 17 channels 37 -> 97.
+      // with 4-lane tiles (SSE4), nChw16c -> nchw with 17 channels 37 -> 97; stacks of
+      // bytes (AVX-512), 1 x 256 x 32 x 32 s8: nhwc -> nchw 36 -> 52 to 56, nChw16c ->
+      // nchw 37 -> 96 to 111.
       const dim run = std::max<dim>(24576 / src_step / stack, 1) * stack;
       for (dim j0 = 0; j0 < rows; j0 += run) {
         const dim j1 = rows - j0 < run ? rows : j0 + run;
