@@ -293,32 +293,35 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
   check_cases(cases);
 }
 
-TEST_CASE("transposes of bytes in stacks of 64 source rows (whole destination lines) on every target equal the "
+TEST_CASE("transposes of 8- and 16-bit elements in stacks (whole destination lines) on every target equal the "
           "reference",
           "[kernel]") {
-  // nchw -> nhwc of 8-bit elements with 64 channels or more: destination rows a whole
-  // number of lines apart, tiles in stacks of 64 source rows (transposed as bytes on
-  // AVX-512). Row counts of one to three stacks with and without a remainder; columns
-  // with a remainder of a tile; source rows close, 1 KiB apart and 2 KiB apart (runs by
-  // row group instead); in cache and streamed; plain and converted to 8-bit types, and
-  // a second image that starts 16 bytes into a line.
+  // nchw -> nhwc of 8- and 16-bit elements with 64 or 32 channels or more: destination
+  // rows a whole number of lines apart, tiles in stacks of 64 or 32 source rows
+  // (transposed unwidened on AVX-512). Row counts of one to three stacks with and without
+  // a remainder; columns with a remainder of a tile; source rows close, 1 KiB apart and
+  // 2 KiB apart (runs by row group instead); in cache and streamed; plain and converted,
+  // and a second image that starts 16 bytes into a line.
   std::mt19937_64 rng(64);
   std::vector<test_case> cases;
-  const std::pair<data_type, data_type> pairs[] = {{data_type::s8, data_type::s8},
-                                                   {data_type::u8, data_type::u8},
-                                                   {data_type::f32, data_type::s8},
-                                                   {data_type::s8, data_type::u8}};
+  const std::pair<data_type, data_type> pairs[] = {
+      {data_type::s8, data_type::s8},   {data_type::u8, data_type::u8},     {data_type::f32, data_type::s8},
+      {data_type::s8, data_type::u8},   {data_type::bf16, data_type::bf16}, {data_type::f16, data_type::f16},
+      {data_type::f32, data_type::bf16}};
   for (const auto& [from, to] : pairs) {
-    for (const dim rows : {dim{64}, dim{65}, dim{127}, dim{128}, dim{192}, dim{200}}) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(to));
+    const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
+    for (const dim rows : {dim{32}, dim{64}, dim{65}, dim{127}, dim{128}, dim{192}, dim{200}}) {
       for (const dim cols : {dim{16}, dim{47}, dim{64}, dim{1024}}) {
         for (int v = 0; v < 4; ++v) {
           const bool stream = v % 2 == 1;
-          const dim src_row = v < 2 ? cols + 3 : (v == 2 ? 1024 : 2048);
+          const dim src_row = v < 2 ? cols + 3 : (v == 2 ? 1024 : 2048) / src_size;
           if (src_row < cols) continue;
-          const dim dst_row = (rows + 63) / 64 * 64 + (v == 3 ? 64 : 0);  // whole lines apart
+          const dim line = 64 / size;
+          const dim dst_row = (rows + line - 1) / line * line + (v == 3 ? line : 0);  // whole lines apart
           const dim images = v == 0 ? 2 : 1;
           cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, stream, rng, images,
-                                               cols * dst_row + 16));
+                                               cols * dst_row + 16 / size));
         }
       }
     }
@@ -326,23 +329,26 @@ TEST_CASE("transposes of bytes in stacks of 64 source rows (whole destination li
   check_cases(cases);
 }
 
-TEST_CASE("transposes of bytes in cache to destination rows shorter than a line (tiles side by side) on every "
-          "target equal the reference",
+TEST_CASE("transposes of 8- and 16-bit elements in cache to destination rows shorter than a line (tiles side by "
+          "side) on every target equal the reference",
           "[kernel]") {
-  // nchw -> nChw16c of 8-bit elements: destination rows of 16 bytes or less, not whole
-  // lines apart; in cache, strips of 16 source rows go 64 columns at a time (four tiles
-  // side by side on AVX-512). Rows with and without a partial strip; columns around 64
-  // and its multiples; destination rows back to back, with a gap, or padded to 16; source
-  // rows close or 1 KiB apart; plain and converted to 8-bit types; a second image that
-  // starts 5 elements into a line. Streamed cases check the path that does not take them.
+  // nchw -> nChw16c of 8- and 16-bit elements: destination rows of 16 elements or less,
+  // not whole lines apart; in cache, strips of 16 source rows go 64 bytes of columns at a
+  // time (tiles side by side on AVX-512). Rows with and without a partial strip; columns
+  // around 32 and 64 and their multiples; destination rows back to back, with a gap, or
+  // padded to 16; source rows close or 1 KiB apart; plain and converted; a second image
+  // that starts 5 elements into a line. Streamed cases check the path that does not take
+  // them.
   std::mt19937_64 rng(65);
   std::vector<test_case> cases;
   const std::pair<data_type, data_type> pairs[] = {{data_type::s8, data_type::s8},
                                                    {data_type::u8, data_type::u8},
-                                                   {data_type::f32, data_type::u8}};
+                                                   {data_type::f32, data_type::u8},
+                                                   {data_type::bf16, data_type::bf16},
+                                                   {data_type::f32, data_type::f16}};
   for (const auto& [from, to] : pairs) {
     for (const dim rows : {dim{1}, dim{15}, dim{16}, dim{17}, dim{32}, dim{40}, dim{64}}) {
-      for (const dim cols : {dim{63}, dim{64}, dim{65}, dim{128}, dim{200}}) {
+      for (const dim cols : {dim{31}, dim{32}, dim{63}, dim{64}, dim{65}, dim{128}, dim{200}}) {
         for (int v = 0; v < 4; ++v) {
           const dim dst_row = v == 0 ? rows : v == 1 ? rows + 5 : std::max<dim>((rows + 15) / 16 * 16, 16);
           const dim src_row = v == 3 ? 1024 : cols + static_cast<dim>(v);
