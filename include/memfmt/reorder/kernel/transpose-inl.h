@@ -425,31 +425,45 @@ HWY_INLINE void transpose_narrow_blocks(VBytes* a) {
 /// 16 source rows of 64 bytes (kSize-byte elements), `src_step` bytes apart, transposed
 /// without widening to 32-bit lanes into 64 / kSize destination rows of 16 elements, row
 /// c at dst + c * dst_step: tiles side by side, one per 128-bit block, in groups of N =
-/// 16 / kSize rows (nchw -> nChw16c s8 1 x 256 x 32 x 32 in L2 on Zen 5, one thread: 37 ->
-/// 102 to 115 GB/s; bf16 1 x 128 x 32 x 32: 81 -> 119 to 126).
+/// 16 / kSize rows (nchw -> nChw16c s8 1 x 256 x 32 x 32 in L2 on Zen 5, one thread, at
+/// -O3: 38 -> 73 to 77 GB/s; bf16 1 x 128 x 32 x 32 about the same, 81 -> 82).
 template <std::size_t kSize>
 HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::byte* dst, dim dst_step) {
   constexpr std::size_t N = 16 / kSize;
   const DBytes d8;
+  const dim block = static_cast<dim>(N) * dst_step;  // from the destination rows of one block to the next's
   MEMFMT_UNROLL
   for (std::size_t g = 0; g < 16 / N; ++g) {  // row groups: their elements go N * g into each destination row
     VBytes a[N];
+    const std::byte* from = src + static_cast<dim>(N * g) * src_step;
     MEMFMT_UNROLL
-    for (std::size_t m = 0; m < N; ++m)
-      a[m] = hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(src + static_cast<dim>(N * g + m) * src_step));
+    for (std::size_t m = 0; m < N; ++m, from += src_step) a[m] = hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(from));
     transpose_narrow_blocks<kSize>(a);
+    // destination rows by a running pointer, the blocks' rows `block` bytes further
+    std::byte* to = dst + static_cast<dim>(N * g * kSize);
     MEMFMT_UNROLL
-    for (std::size_t q = 0; q < N; ++q) {  // block b of a[q]: destination row N * b + q
-      const auto row = [&](dim b) {
-        return reinterpret_cast<__m128i*>(dst + (static_cast<dim>(N) * b + static_cast<dim>(q)) * dst_step +
-                                          static_cast<dim>(N * g * kSize));
-      };
-      _mm_storeu_si128(row(0), _mm512_castsi512_si128(a[q].raw));
-      _mm_storeu_si128(row(1), _mm512_extracti32x4_epi32(a[q].raw, 1));
-      _mm_storeu_si128(row(2), _mm512_extracti32x4_epi32(a[q].raw, 2));
-      _mm_storeu_si128(row(3), _mm512_extracti32x4_epi32(a[q].raw, 3));
+    for (std::size_t q = 0; q < N; ++q, to += dst_step) {  // block b of a[q]: destination row N * b + q
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_castsi512_si128(a[q].raw));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + block), _mm512_extracti32x4_epi32(a[q].raw, 1));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 2 * block), _mm512_extracti32x4_epi32(a[q].raw, 2));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 3 * block), _mm512_extracti32x4_epi32(a[q].raw, 3));
     }
   }
+}
+
+/// `strips` whole strips of 16 source rows (`src_step` bytes apart) of `cols` columns,
+/// a multiple of 64 / kSize, as tiles side by side: the destination row of column c at
+/// dst + c * dst_step, strip s at 16 * s elements into it. A call of its own: inlined
+/// into transpose_block, at -O3, it made nchw -> nChw16c f32 -> bf16 (whose converted
+/// strips take it) slower than widened tiles, 57 against 63 GB/s in L2 on Zen 5. GCC
+/// still spills addresses here (at -O2, inlined, nchw -> nChw16c s8 ran at 113 GB/s).
+template <std::size_t kSize>
+HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim strips,
+                                          dim cols) {
+  _Pragma("GCC unroll 1") for (dim c = 0; c < cols; c += 64 / dim{kSize})
+    _Pragma("GCC unroll 1") for (dim s = 0; s < strips; ++s)
+      transpose_narrow_tiles<kSize>(src + s * 16 * src_step + c * dim{kSize}, src_step,
+                                    dst + c * dst_step + s * 16 * dim{kSize}, dst_step);
 }
 
 /// A stack of 64 / kSize source rows of 16 kSize-byte elements, `src_step` bytes apart,
@@ -652,15 +666,11 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         if (stream) return 0;
         constexpr dim side_by_side = 64 / dim{kSize};  // columns: 64 bytes of each source row
         const dim whole_rows = rows / w * w;
-        dim i = 0;
-        for (; i + side_by_side <= cols; i += side_by_side) {
-          for (dim j = 0; j < whole_rows; j += w)
-            transpose_narrow_tiles<kSize>(src + (j * src_row + i) * dim{kSize}, src_step,
-                                          first + i * row_w + j * dim{kSize}, row_w);
-          for (dim c = i; c < i + side_by_side; c += w)
-            for (dim j = whole_rows; j < rows; j += w) tile(j, c);
-        }
-        return i;
+        const dim done = cols / side_by_side * side_by_side;
+        transpose_narrow_strips<kSize>(src, src_step, first, row_w, whole_rows / w, done);
+        for (dim c = 0; c < done; c += w)
+          for (dim j = whole_rows; j < rows; j += w) tile(j, c);
+        return done;
       }
 #endif
       return 0;
@@ -750,9 +760,10 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
           if constexpr (kSize < 4 && W == 16) {
             // 8- and 16-bit elements: tiles side by side (in L2 on Zen 5, one thread: nchw ->
             // nhwc s8 1 x 128 x 64 x 32 37 -> 56 GB/s, bf16 1 x 128 x 32 x 32 79 -> 85)
-            for (; c + 64 / dim{kSize} <= end; c += 64 / dim{kSize})
-              transpose_narrow_tiles<kSize>(src + (g * src_row + c) * dim{kSize}, src_step,
-                                            first + c * step + g * dim{kSize}, step);
+            const dim n = (end - c) / (64 / dim{kSize}) * (64 / dim{kSize});
+            transpose_narrow_strips<kSize>(src + (g * src_row + c) * dim{kSize}, src_step,
+                                           first + c * step + g * dim{kSize}, step, 1, n);
+            c += n;
           }
 #endif
           for (; c < end; c += w)
