@@ -3,7 +3,9 @@
 // contiguous with I in the source); W x W tiles (W = u32 lanes: 16, 8 or 4,
 // whichever wastes least) are loaded as W source rows, transposed in registers
 // as 32-bit lanes and stored as W destination rows; partial tiles load and
-// store masked rows. 16- and 8-bit elements are widened to 32-bit lanes.
+// store masked rows. 16- and 8-bit elements are widened to 32-bit lanes, except on
+// AVX-512 where a tile's rows make whole 128-bit blocks (stacks that fill destination
+// lines, tiles side by side): those transpose unwidened, four at a time, one per block.
 // Converting reorders convert each strip of source rows into a buffer of the
 // destination type first, then transpose that (with beta, which reads the
 // destination, they transpose f32 values and convert destination rows). A side
