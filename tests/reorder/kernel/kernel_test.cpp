@@ -296,12 +296,15 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
 TEST_CASE("transposes of 8- and 16-bit elements in stacks (whole destination lines) on every target equal the "
           "reference",
           "[kernel]") {
-  // nchw -> nhwc of 8- and 16-bit elements with 64 or 32 channels or more: destination
-  // rows a whole number of lines apart, tiles in stacks of 64 or 32 source rows
-  // (transposed unwidened on AVX-512). Row counts of one to three stacks with and without
-  // a remainder; columns with a remainder of a tile; source rows close, 1 KiB apart and
-  // 2 KiB apart (runs by row group instead); in cache and streamed; plain and converted,
-  // and a second image that starts 16 bytes into a line.
+  // Destination rows a whole number of lines apart (nchw -> nhwc of 8- and 16-bit
+  // elements with 64 or 32 channels or more; nhwc -> nchw when the columns are few): tiles
+  // in stacks of 64 or 32 source rows, transposed unwidened on AVX-512, in cache and
+  // streamed. Row counts of one to three stacks with and without a remainder; columns
+  // with a remainder of a tile; source rows close, 1 KiB apart, or 2 KiB apart (in cache:
+  // row groups over runs of columns, tiles side by side); columns over two loops
+  // (several periods, as in oihw -> OIhw16i16o); a second image 16 bytes into a line.
+  // Converting pairs transpose strips of at most 16 converted rows: they check that the
+  // converting path is unchanged.
   std::mt19937_64 rng(64);
   std::vector<test_case> cases;
   const std::pair<data_type, data_type> pairs[] = {
@@ -311,17 +314,31 @@ TEST_CASE("transposes of 8- and 16-bit elements in stacks (whole destination lin
   for (const auto& [from, to] : pairs) {
     const auto size = static_cast<dim>(memfmt::data_type_size(to));
     const auto src_size = static_cast<dim>(memfmt::data_type_size(from));
+    const dim line = 64 / size;
     for (const dim rows : {dim{32}, dim{64}, dim{65}, dim{127}, dim{128}, dim{192}, dim{200}}) {
       for (const dim cols : {dim{16}, dim{47}, dim{64}, dim{1024}}) {
-        for (int v = 0; v < 4; ++v) {
-          const bool stream = v % 2 == 1;
-          const dim src_row = v < 2 ? cols + 3 : (v == 2 ? 1024 : 2048) / src_size;
+        for (int v = 0; v < 7; ++v) {
+          const bool stream = v == 1 || v == 3 || v == 6;
+          const dim src_row = v < 2 || v > 4 ? cols + 3 : (v == 2 ? 1024 : 2048) / src_size;
           if (src_row < cols) continue;
-          const dim line = 64 / size;
           const dim dst_row = (rows + line - 1) / line * line + (v == 3 ? line : 0);  // whole lines apart
-          const dim images = v == 0 ? 2 : 1;
-          cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, stream, rng, images,
-                                               cols * dst_row + 16 / size));
+          const dim images = v == 0 || v > 4 ? 2 : 1;
+          test_case tc = block_transpose_case(from, to, rows, cols, src_row, dst_row, stream, rng, images,
+                                              cols * dst_row + 16 / size);
+          if (v > 4) {  // columns over two loops: periods of 3 columns, each period's rows a line apart
+            nest& n = tc.n;
+            const dim period = 3, periods = cols / period, period_step = period * dst_row + line;
+            const dim periods_image = periods * period_step + line;
+            n.nloops = 4;
+            n.loops[0] = loop{images, rows * src_row, periods_image, 0};
+            n.loops[1] = loop{periods, period, period_step, 0};
+            n.loops[2] = loop{rows, src_row, 1, 0};
+            n.loops[3] = loop{period, 1, dst_row, 0};
+            n.column_loops = 2;
+            tc.dst_init.resize(static_cast<std::size_t>(images * periods_image * size));
+            fill_random(tc.dst_init, to, rng);
+          }
+          cases.push_back(std::move(tc));
         }
       }
     }
@@ -336,7 +353,8 @@ TEST_CASE("transposes of 8- and 16-bit elements in cache to destination rows sho
   // not whole lines apart; in cache, strips of 16 source rows go 64 bytes of columns at a
   // time (tiles side by side on AVX-512). Rows with and without a partial strip; columns
   // around 32 and 64 and their multiples; destination rows back to back, with a gap, or
-  // padded to 16; source rows close or 1 KiB apart; plain and converted; a second image
+  // padded to 16; source rows close or 1024 elements apart (for 16-bit elements, 2 KiB:
+  // row groups over runs of columns); plain and converted; a second image
   // that starts 5 elements into a line. Streamed cases check the path that does not take
   // them.
   std::mt19937_64 rng(65);
@@ -501,8 +519,9 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
           "stacks that fill destination lines) on every target equal the reference",
           "[kernel]") {
   // nhwc -> nchw and nChw16c -> nchw in cache: tiles go run by run of source rows, in
-  // stacks down each run where they fit (8-bit ones as bytes on AVX-512); destination rows a multiple of 2 KiB apart take
-  // 8-lane tiles for 32-bit elements on AVX-512. Row counts with remainders of a tile, a
+  // stacks down each run where they fit (8- and 16-bit ones unwidened on AVX-512);
+  // destination rows a multiple of 2 KiB apart take 8-lane tiles for 32-bit elements on
+  // AVX-512. Row counts with remainders of a tile, a
   // stack and a run (the largest span several runs), columns with remainders of every
   // tile width, destination rows 2 KiB multiples, whole lines or odd elements apart;
   // plain and converting pairs (conversions transpose strips of converted rows).

@@ -5,7 +5,8 @@
 // as 32-bit lanes and stored as W destination rows; partial tiles load and
 // store masked rows. 16- and 8-bit elements are widened to 32-bit lanes, except on
 // AVX-512 where a tile's rows make whole 128-bit blocks (stacks that fill destination
-// lines, tiles side by side): those transpose unwidened, four at a time, one per block.
+// lines, tiles side by side): those transpose unwidened, one small transpose per
+// 128-bit block, four to a vector.
 // Converting reorders convert each strip of source rows into a buffer of the
 // destination type first, then transpose that (with beta, which reads the
 // destination, they transpose f32 values and convert destination rows). A side
@@ -439,7 +440,8 @@ HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::
     VBytes a[N];
     const std::byte* from = src + static_cast<dim>(N * g) * src_step;
     MEMFMT_UNROLL
-    for (std::size_t m = 0; m < N; ++m, from += src_step) a[m] = hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(from));
+    for (std::size_t m = 0; m < N; ++m, from += src_step)
+      a[m] = hn::LoadU(d8, reinterpret_cast<const std::uint8_t*>(from));
     transpose_narrow_blocks<kSize>(a);
     // destination rows by a running pointer, the blocks' rows `block` bytes further
     std::byte* to = dst + static_cast<dim>(N * g * kSize);
@@ -659,7 +661,8 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     // In cache, whole strips of 16 rows of 8- or 16-bit elements go 64 bytes of columns at
     // a time, as tiles side by side (AVX-512); the tiles of their partial rows follow.
     // Returns the columns done.
-    // Not for destination rows farther apart than the source rows: 64 of them at once,
+    // Called only where the destination rows are no farther apart than the source rows
+    // (the branches below): not for farther ones, since 64 of them at once,
     // 16 bytes at a time, share L1 sets when they are planes of 1 KiB (nhwc -> nchw s8
     // 1 x 256 x 32 x 32 in L2 on Zen 5: 36 -> 16 GB/s).
     const auto narrow_tile_columns = [&]() -> dim {
@@ -679,8 +682,8 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     };
     // tiles stacked down the source rows that fill destination lines, when they fit in
     // registers (G x W vectors of at most 16: 64 bytes of 8-bit elements in 16-lane tiles
-    // are 64 vectors, and spill, except on AVX-512, where such a stack transposes as bytes
-    // in 16)
+    // are 64 vectors, and spill, except on AVX-512, where stacks of 8- and 16-bit elements
+    // transpose unwidened in 16)
     constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
     constexpr bool stack_fits = stack > w && (stack <= 16 || (W == 16 && narrow_blocks));
     if (cols_at.inner_stride > src_row && !stream && (stack_fits || row_w % 2048 == 0)) {
