@@ -96,6 +96,27 @@ test_case block_transpose_case(data_type from, data_type to, dim rows, dim cols,
   return tc;
 }
 
+/// Spreads the columns of a block_transpose_case over two loops, as oihw -> OIhw16i16o
+/// does: periods of 3 columns, the destination rows of a period `dst_row` apart, periods
+/// a line further apart than their rows, images `image_gap` elements past their last
+/// period (source images `src_image` apart). Columns past the last whole period drop.
+void fold_columns(test_case& tc, data_type to, dim rows, dim cols, dim src_row, dim dst_row, dim images,
+                  dim src_image, dim image_gap, std::mt19937_64& rng) {
+  const auto size = static_cast<dim>(memfmt::data_type_size(to));
+  const dim line = 64 / size;
+  const dim period = 3, periods = cols / period, period_step = period * dst_row + line;
+  const dim periods_image = periods * period_step + image_gap;
+  nest& n = tc.n;
+  n.nloops = 4;
+  n.loops[0] = loop{images, src_image, periods_image, 0};
+  n.loops[1] = loop{periods, period, period_step, 0};
+  n.loops[2] = loop{rows, src_row, 1, 0};
+  n.loops[3] = loop{period, 1, dst_row, 0};
+  n.column_loops = 2;
+  tc.dst_init.resize(static_cast<std::size_t>(images * periods_image * size));
+  fill_random(tc.dst_init, to, rng);
+}
+
 }  // namespace
 
 TEST_CASE("copy kernel: every type pair on every target equals the reference", "[kernel]") {
@@ -325,19 +346,7 @@ TEST_CASE("transposes of 8- and 16-bit elements in stacks (whole destination lin
           const dim images = v == 0 || v > 4 ? 2 : 1;
           test_case tc = block_transpose_case(from, to, rows, cols, src_row, dst_row, stream, rng, images,
                                               cols * dst_row + 16 / size);
-          if (v > 4) {  // columns over two loops: periods of 3 columns, each period's rows a line apart
-            nest& n = tc.n;
-            const dim period = 3, periods = cols / period, period_step = period * dst_row + line;
-            const dim periods_image = periods * period_step + line;
-            n.nloops = 4;
-            n.loops[0] = loop{images, rows * src_row, periods_image, 0};
-            n.loops[1] = loop{periods, period, period_step, 0};
-            n.loops[2] = loop{rows, src_row, 1, 0};
-            n.loops[3] = loop{period, 1, dst_row, 0};
-            n.column_loops = 2;
-            tc.dst_init.resize(static_cast<std::size_t>(images * periods_image * size));
-            fill_random(tc.dst_init, to, rng);
-          }
+          if (v > 4) fold_columns(tc, to, rows, cols, src_row, dst_row, images, rows * src_row, line, rng);
           cases.push_back(std::move(tc));
         }
       }
@@ -432,20 +441,8 @@ TEST_CASE("transposes whose rows start inside a cache line (first rows or column
         const dim src_image = rows * src_row + 1 + static_cast<dim>(rng() % 15);
         const dim image = cols * dst_row + 1 + static_cast<dim>(rng() % 15);
         test_case tc = block_transpose_case(from, to, rows, cols, src_row, dst_row, k % 2 == 0, rng, images, image, src_image);
-        if (k == 5 && cols >= 6) {
-          // columns over two loops: periods of 3 columns, each period's rows a line apart
-          nest& n = tc.n;
-          const dim period = 3, periods = cols / period, period_step = period * dst_row + line;
-          const dim periods_image = periods * period_step + 1 + static_cast<dim>(rng() % 15);
-          n.nloops = 4;
-          n.loops[0] = loop{images, src_image, periods_image, 0};
-          n.loops[1] = loop{periods, period, period_step, 0};
-          n.loops[2] = loop{rows, src_row, 1, 0};
-          n.loops[3] = loop{period, 1, dst_row, 0};
-          n.column_loops = 2;
-          tc.dst_init.resize(static_cast<std::size_t>(images * periods_image * size));
-          fill_random(tc.dst_init, to, rng);
-        }
+        if (k == 5 && cols >= 6)
+          fold_columns(tc, to, rows, cols, src_row, dst_row, images, src_image, 1 + static_cast<dim>(rng() % 15), rng);
         cases.push_back(std::move(tc));
       }
     }
