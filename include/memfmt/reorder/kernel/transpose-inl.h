@@ -658,28 +658,6 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       transpose_tile_part<kSize, W>(from, src_step, at, rows - j < w ? rows - j : w, cols - i < w ? cols - i : w,
                                     lanes(j), stream);
     };
-    // In cache, whole strips of 16 rows of 8- or 16-bit elements go 64 bytes of columns at
-    // a time, as tiles side by side (AVX-512); the tiles of their partial rows follow.
-    // Returns the columns done.
-    // Called only where the destination rows are no farther apart than the source rows
-    // (the branches below): not for farther ones, since 64 of them at once,
-    // 16 bytes at a time, share L1 sets when they are planes of 1 KiB (nhwc -> nchw s8
-    // 1 x 256 x 32 x 32 in L2 on Zen 5: 36 -> 16 GB/s).
-    const auto narrow_tile_columns = [&]() -> dim {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      if constexpr (kSize < 4 && W == 16) {
-        if (stream) return 0;
-        constexpr dim side_by_side = 64 / dim{kSize};  // columns: 64 bytes of each source row
-        const dim whole_rows = rows / w * w;
-        const dim done = cols / side_by_side * side_by_side;
-        transpose_narrow_strips<kSize>(src, src_step, first, row_w, whole_rows / w, done);
-        for (dim c = 0; c < done; c += w)
-          for (dim j = whole_rows; j < rows; j += w) tile(j, c);
-        return done;
-      }
-#endif
-      return 0;
-    };
     // tiles stacked down the source rows that fill destination lines, when they fit in
     // registers (G x W vectors of at most 16: 64 bytes of 8-bit elements in 16-lane tiles
     // are 64 vectors, and spill, except on AVX-512, where stacks of 8- and 16-bit elements
@@ -807,7 +785,24 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         for (dim i = 0; i < whole_cols; i += w)
           transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * row_w + j * dim{kSize},
                                         row_w, stream, tile_prefetch);
-      const dim narrow_cols = narrow_tile_columns();
+      dim narrow_cols = 0;  // columns done as tiles of 8- or 16-bit elements side by side
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      if constexpr (kSize < 4 && W == 16) {
+        // In cache, whole strips of 16 rows go 64 bytes of columns at a time, unwidened;
+        // the tiles of their partial rows follow. (Not for destination rows farther apart
+        // than the source rows, above: 64 of them at once, 16 bytes at a time, share L1
+        // sets when they are planes of 1 KiB; nhwc -> nchw s8 1 x 256 x 32 x 32 in L2 on
+        // Zen 5: 36 -> 16 GB/s.)
+        if (!stream) {
+          constexpr dim side_by_side = 64 / dim{kSize};  // columns: 64 bytes of each source row
+          const dim strips = rows / w;
+          narrow_cols = cols / side_by_side * side_by_side;
+          transpose_narrow_strips<kSize>(src, src_step, first, row_w, strips, narrow_cols);
+          for (dim c = 0; c < narrow_cols; c += w)
+            for (dim j = strips * w; j < rows; j += w) tile(j, c);
+        }
+      }
+#endif
       for (dim j = 0; j < rows; j += w)
         for (dim i = j < whole_rows ? whole_cols : narrow_cols; i < cols; i += w) tile(j, i);
     }
