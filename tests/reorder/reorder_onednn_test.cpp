@@ -180,9 +180,20 @@ bool compare(const problem& p, const desc& src, const desc& dst, std::uint32_t s
   const std::optional<std::vector<unsigned char>> result = onednn(true);
   if (!result) return false;
   const std::vector<unsigned char>& theirs = *result;
-  // oneDNN 2.6's jit reorder drops the zero points of some layout pairs altogether
-  // (u8 aBdefc16b -> s32 abdfce): not a comparison
-  if (ours != theirs && (p.src_zp != 0 || p.dst_zp != 0) && onednn(false) == result) return false;
+  // oneDNN 2.6's jit reorder drops the zero points of some layout pairs altogether (u8
+  // aBdefc16b -> s32 abdfce), and of some elements of a destination view at an offset
+  // in its parent (s32 bca -> bac 7 x 2 x 1 at offset 14: 8 of 14 elements): not a
+  // comparison when oneDNN's result equals its result without zero points wherever
+  // the two libraries differ (where oneDNN applied them, memfmt must agree)
+  if (ours != theirs && (p.src_zp != 0 || p.dst_zp != 0)) {
+    const std::optional<std::vector<unsigned char>> without = onednn(false);
+    const std::size_t size = memfmt::data_type_size(p.to);
+    bool dropped_where_different = without.has_value();
+    for (std::size_t k = 0; dropped_where_different && k < ours.size(); k += size)
+      if (std::memcmp(&ours[k], &theirs[k], size) != 0)
+        dropped_where_different = std::memcmp(&theirs[k], &(*without)[k], size) == 0;
+    if (dropped_where_different) return false;
+  }
   if (ours != theirs) {
     const std::size_t size = memfmt::data_type_size(p.to);
     std::size_t first = 0;
