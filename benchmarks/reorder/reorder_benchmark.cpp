@@ -275,21 +275,33 @@ options parse_options(int argc, char** argv) {
 
 // ------------------------------------------------------------------ measuring
 
-/// Times several operations in interleaved rounds (so that drifts of clock speed or
-/// of the machine's load hit them alike), then reduces each to median and min.
+/// Times several operations in interleaved rounds of about `round_seconds` each (so that
+/// drifts of clock speed, of the machine's load, or of the memory bandwidth the host
+/// grants hit them alike), then reduces each to median and min. Short rounds matter on
+/// a virtual machine: with 2 threads from memory, this guest's bandwidth switches
+/// between about 44 and 78 GB/s for seconds at a time; in three rounds of 0.1 s per
+/// operation, one switch put memcpy at 44, memfmt at 57 and oneDNN at 66 GB/s within
+/// one case (nchw -> nChw8c, 256 MiB).
 struct interleaved {
   struct series {
     std::vector<double> times;
+    double total = 0;
   };
-  static constexpr int rounds = 3;
+  static constexpr double round_seconds = 0.01;
 
   template <class... F>
   static std::vector<mb::timing> run(double min_seconds, int min_reps, F&&... f) {
     std::vector<series> s(sizeof...(F));
-    for (int r = 0; r < rounds; ++r) {
+    const double slice = std::min(round_seconds, min_seconds);
+    const auto done = [&] {
+      for (const series& x : s)
+        if (x.total < min_seconds || static_cast<int>(x.times.size()) < min_reps) return false;
+      return true;
+    };
+    do {
       std::size_t k = 0;
-      (one(s[k++], f, min_seconds / rounds, (min_reps + rounds - 1) / rounds), ...);
-    }
+      (one(s[k++], f, slice), ...);
+    } while (!done());
     std::vector<mb::timing> out;
     for (series& x : s) {
       mb::timing t;
@@ -306,25 +318,23 @@ struct interleaved {
     return out;
   }
 
+  /// One round of `f`: runs adding up to `seconds` (at least one), after an untimed run
+  /// when runs are short (the other operations have just taken the caches) and in the
+  /// first round (page tables, thread pools).
   template <class F>
-  static void one(series& s, F& f, double seconds, int reps) {
-    mb::timing_policy p;
-    p.min_seconds = seconds;
-    p.min_reps = reps;
-    p.warmup = 1;
-    p.max_reps = 200000;
+  static void one(series& s, F& f, double seconds) {
     using clock = std::chrono::steady_clock;
-    for (int k = 0; k < p.warmup; ++k) f();
-    double total = 0;
-    int n = 0;
-    while (n < p.max_reps && (total < p.min_seconds || n < p.min_reps)) {
+    constexpr double cached_run = 1e-3;  // runs shorter than this work in cache
+    if (s.times.empty() || s.times.back() < cached_run) f();
+    double round = 0;
+    do {
       const auto t0 = clock::now();
       f();
       const double t = std::chrono::duration<double>(clock::now() - t0).count();
       s.times.push_back(t);
-      total += t;
-      ++n;
-    }
+      s.total += t;
+      round += t;
+    } while (round < seconds);
   }
 };
 
@@ -775,7 +785,7 @@ std::string to_json(const std::vector<case_result>& results, const summary& s, c
     << ", \"load_average_before\": " << json_num(m.load_before) << ", \"load_average_after\": " << json_num(m.load_after)
     << "},\n";
   j << "  \"method\": {\"min_time_s\": " << json_num(o.min_time) << ", \"min_reps\": " << o.min_reps
-    << ", \"rounds\": " << interleaved::rounds
+    << ", \"round_s\": " << json_num(interleaved::round_seconds)
     << ", \"statistic\": \"median of per-run times\", \"gbps\": \"(src bytes + dst bytes) / time; memcpy: 2 * copied "
        "bytes / time, copying (src + dst) / 2 bytes\"},\n";
   j << "  \"cases\": [\n";
@@ -1041,9 +1051,9 @@ int main(int argc, char** argv) try {
   else
     std::printf("  oneDNN:   not available (built without it): only memfmt and memcpy are measured\n");
   if (!o.note.empty()) std::printf("  note:     %s\n", o.note.c_str());
-  std::printf("  method:   median of per-run times, >= %.3g s and >= %d runs per measurement in %d interleaved rounds;\n"
+  std::printf("  method:   median of per-run times, >= %.3g s and >= %d runs per measurement in interleaved rounds of %.3g s;\n"
               "            GB/s = (src + dst bytes) / time; memcpy copies (src + dst) / 2 bytes; threads: 1 and %d\n",
-              o.min_time, o.min_reps, interleaved::rounds, o.threads);
+              o.min_time, o.min_reps, interleaved::round_seconds, o.threads);
   if (m.load_before > 0.5 && !o.quick)
     std::printf("  WARNING:  load average %.2f: other processes compete for the cores, the numbers will be noisy\n",
                 m.load_before);
