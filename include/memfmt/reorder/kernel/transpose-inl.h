@@ -493,7 +493,8 @@ HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, st
 
 /// A stack of 64 / kSize source rows of 16 kSize-byte elements, `src_step` bytes apart,
 /// transposed without widening to 32-bit lanes into 16 destination rows of one line
-/// each, row k at row_at(k); with `stream`, around the caches. With N = 16 / kSize
+/// each, row k at row_at(k); with `stream`, around the caches; with `prefetch`, asks
+/// for the rows' lines ahead (see load_tile). With N = 16 / kSize
 /// elements a block, source row N * b + m goes, N elements at a time, to block b of
 /// vectors m, N + m, ... as it is loaded, so that four N x N transposes run side by side,
 /// one per block, and each vector ends up holding a destination row whole: 16 vectors
@@ -503,7 +504,7 @@ HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, st
 /// nchw bf16 1 x 128 x 32 x 32 77 -> 92 to 96).
 /// @pre with stream, every row_at(k) is a multiple of 64
 template <std::size_t kSize, class RowAt>
-HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream) {
+HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream, bool prefetch) {
   constexpr std::size_t N = 16 / kSize;
   const DBytes d8;
   VBytes a[16];  // a[N * h + m]: elements N * h.. of rows N * b + m, b = 0..3
@@ -521,7 +522,7 @@ HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt
       }
     }
   }
-  if (stream) {
+  if (prefetch) {
     const dim ahead = src_step < close_rows ? close_rows_ahead : far_rows_ahead / 16;
     MEMFMT_UNROLL
     for (std::size_t k = 0; k < 4 * N; ++k) prefetch_ahead(src + static_cast<dim>(k) * src_step, ahead);
@@ -542,18 +543,19 @@ HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt
 
 /// G = tiles_per_line whole W x W tiles, source rows `src_step` bytes apart and tile g
 /// g * W rows below tile 0; row k of tile g goes to row_at(k) + g * W * kSize, so that
-/// each destination row, 64 bytes, is written at once. With `stream`, around the caches.
+/// each destination row, 64 bytes, is written at once. With `stream`, around the caches;
+/// with `prefetch`, asks for the rows' lines ahead (see load_tile).
 /// @pre with stream, every row_at(k) is a multiple of 64
 template <std::size_t kSize, std::size_t W, class RowAt>
-HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream) {
+HWY_INLINE void transpose_tile_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream, bool prefetch) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kSize < 4 && W == 16) return transpose_narrow_stack<kSize>(src, src_step, row_at, stream);
+  if constexpr (kSize < 4 && W == 16) return transpose_narrow_stack<kSize>(src, src_step, row_at, stream, prefetch);
 #endif
   constexpr std::size_t G = tiles_per_line<kSize, W>;
   VTile<W> r[G][W];
   MEMFMT_UNROLL
   for (std::size_t g = 0; g < G; ++g) {
-    load_tile<kSize, W>(r[g], src + static_cast<dim>(g * W) * src_step, src_step, stream);
+    load_tile<kSize, W>(r[g], src + static_cast<dim>(g * W) * src_step, src_step, prefetch);
     transpose_tile<W>(r[g]);
   }
   const auto row = [&](std::size_t k, std::size_t g) { return row_at(k) + static_cast<dim>(g * W * kSize); };
@@ -709,7 +711,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
               transpose_tile_stack<kSize, W>(
                   src + (j * src_row + i) * dim{kSize}, src_step,
                   [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
-                  false);
+                  false, false);
           }
           for (; j < j1; j += w) tile(j, i);
         }
@@ -723,7 +725,14 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // while its column groups pass over it, and memory takes each destination row in
       // runs of 16 lines instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one
       // thread: 65 -> 82 % of memcpy).
-      const dim band = stream ? streamed_band_rows<kSize, W>(src_step) : rows;
+      // From memory, tiles whose rows are shorter than a line go in stacks that fill the
+      // lines, so that the lines stream around the caches: alone, each tile row would
+      // write part of a line, which is read from memory first (on Zen 5, one thread, 16 x
+      // 64 x 256 x 256, GB/s: AVX-512 s8 nhwc -> nchw 15 -> 31, bf16 21 -> 60, s8 nChw16c
+      // -> nchw 16 -> 64; AVX2 f32 nhwc -> nchw 26 -> 57, SSE4 19 -> 38).
+      const bool stacks = stream && stack_fits && row_w % 64 == 0 && reinterpret_cast<std::uintptr_t>(first) % 64 == 0;
+      dim band = stream ? streamed_band_rows<kSize, W>(src_step) : rows;
+      if (stacks) band = std::max<dim>(band / stack, 1) * stack;
       for (dim j0 = 0; j0 < rows; j0 += band) {
         const dim j1 = rows - j0 < band ? rows : j0 + band;
         // From memory, each tile also asks for its share of the next band's source lines,
@@ -735,11 +744,22 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         next_band_lines next(ahead > 0 ? src + j1 * src_step : src, src_step, cols * dim{kSize}, ahead,
                              ((cols + w - 1) / w) * ((j1 - j0 + w - 1) / w));
         tile_prefetch = stream && j0 == 0;
-        for (dim i = 0; i < cols; i += w)
-          for (dim j = j0; j < j1; j += w) {
+        for (dim i = 0; i < cols; i += w) {
+          dim j = j0;
+          if (stacks && cols - i >= w) {
+            for (; j + stack <= j1; j += stack) {
+              transpose_tile_stack<kSize, W>(
+                  src + (j * src_row + i) * dim{kSize}, src_step,
+                  [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
+                  true, tile_prefetch);
+              for (dim t = 0; t < stack; t += w) next.prefetch_next_share();
+            }
+          }
+          for (; j < j1; j += w) {
             tile(j, i);
             next.prefetch_next_share();
           }
+        }
       }
     } else if (tiles_per_line<kSize, W> > 1 && row_w % 64 == 0 &&
                (!stream || reinterpret_cast<std::uintptr_t>(first) % 64 == 0)) {
@@ -792,7 +812,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
           transpose_tile_stack<kSize, W>(
               src + (j * src_row + i) * dim{kSize}, src_step,
               [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
-              stream);
+              stream, stream);
         for (dim i = cols - cols % w; i < cols; i += w)
           for (dim g = j; g < j + stack; g += w) tile(g, i);
       }
@@ -850,7 +870,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         for (; j + stack <= j1; j += stack)
           transpose_tile_stack<kSize, W>(
               src + (j * src_row + i) * dim{kSize}, src_step,
-              [&at, down = j * dim{kSize}](std::size_t k) { return at[k] + down; }, stream);
+              [&at, down = j * dim{kSize}](std::size_t k) { return at[k] + down; }, stream, stream);
       }
       for (; j < j1; j += w) {
         std::byte* row[W];
