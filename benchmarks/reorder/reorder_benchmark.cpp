@@ -288,12 +288,15 @@ struct interleaved {
     double total = 0;
   };
   static constexpr double round_seconds = 0.01;
+  static constexpr std::size_t max_runs = 1000000;  ///< per operation, whatever the time asked for
 
   template <class... F>
   static std::vector<mb::timing> run(double min_seconds, int min_reps, F&&... f) {
     std::vector<series> s(sizeof...(F));
     const double slice = std::min(round_seconds, min_seconds);
     const auto done = [&] {
+      for (const series& x : s)
+        if (x.times.size() >= max_runs) return true;
       for (const series& x : s)
         if (x.total < min_seconds || static_cast<int>(x.times.size()) < min_reps) return false;
       return true;
@@ -334,7 +337,7 @@ struct interleaved {
       s.times.push_back(t);
       s.total += t;
       round += t;
-    } while (round < seconds);
+    } while (round < seconds && s.times.size() < max_runs);
   }
 };
 
