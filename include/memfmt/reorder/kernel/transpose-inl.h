@@ -157,17 +157,16 @@ HWY_INLINE void store_bits(VTile<W> v, std::byte* p) {
   }
 }
 
-/// Keeps `v` in a register: the compiler may not fold the load that produced it into the
+/// `v`, kept in a register: the compiler may not fold the load that produced it into the
 /// instructions that use it. A tile row feeds two interleaves; GCC folded its load into
 /// both, which read every row twice (in L2 on Zen 5, one thread, each row read once:
 /// nhwc -> nchw 100 to 103 -> 115 GB/s, nchw -> nChw16c 122 to 125 -> 127 to 129).
 template <class V>
-HWY_INLINE void pin_in_register(V& v) {
+HWY_INLINE V pinned(V v) {
 #if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__)) && HWY_TARGET <= HWY_SSSE3  // x86 SIMD targets
   asm("" : "+v"(v.raw));
-#else
-  (void)v;
 #endif
+  return v;
 }
 
 /// A plain W x W tile at `src` (rows `src_row` elements apart) to `dst` (rows `dst_row` apart).
@@ -175,11 +174,8 @@ template <std::size_t kSize, std::size_t W>
 void transpose_tile_plain(const std::byte* src, dim src_row, std::byte* dst, dim dst_row) {
   VTile<W> r[W];
   MEMFMT_UNROLL
-  for (std::size_t k = 0; k < W; ++k) {
-    VTile<W> v = load_bits<kSize, W>(src + static_cast<dim>(k) * src_row * dim{kSize});
-    pin_in_register(v);
-    r[k] = v;
-  }
+  for (std::size_t k = 0; k < W; ++k)
+    r[k] = pinned(load_bits<kSize, W>(src + static_cast<dim>(k) * src_row * dim{kSize}));
   transpose_tile<W>(r);
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) store_bits<kSize, W>(r[k], dst + static_cast<dim>(k) * dst_row * dim{kSize});
@@ -319,11 +315,7 @@ inline constexpr bool tile_can_stream =
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE void load_tile(VTile<W>* r, const std::byte* src, dim src_step, bool stream) {
   MEMFMT_UNROLL
-  for (std::size_t k = 0; k < W; ++k) {
-    VTile<W> v = load_bits<kSize, W>(src + static_cast<dim>(k) * src_step);
-    pin_in_register(v);
-    r[k] = v;
-  }
+  for (std::size_t k = 0; k < W; ++k) r[k] = pinned(load_bits<kSize, W>(src + static_cast<dim>(k) * src_step));
   if (stream) {
     const dim ahead = src_step < close_rows ? close_rows_ahead : far_rows_ahead / static_cast<dim>(W);
     MEMFMT_UNROLL
@@ -594,11 +586,9 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     const auto row = static_cast<dim>(k);
-    VTile<W> v = row >= rows                   ? hn::Zero(du)
-                 : cols == static_cast<dim>(W) ? load_bits<kSize, W>(src + row * src_step)
-                                               : load_bits_first<kSize, W>(src + row * src_step, cols);
-    pin_in_register(v);
-    r[k] = v;
+    r[k] = pinned(row >= rows                   ? hn::Zero(du)
+                  : cols == static_cast<dim>(W) ? load_bits<kSize, W>(src + row * src_step)
+                                                : load_bits_first<kSize, W>(src + row * src_step, cols));
   }
   transpose_tile<W>(r);
   MEMFMT_UNROLL
