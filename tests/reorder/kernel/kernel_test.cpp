@@ -359,12 +359,13 @@ TEST_CASE("transposes of 8- and 16-bit elements in cache to destination rows sho
           "side) on every target equal the reference",
           "[kernel]") {
   // nchw -> nChw16c of 8- and 16-bit elements: destination rows of 16 elements or less,
-  // not whole lines apart; in cache, strips of 16 source rows go 64 bytes of columns at a
-  // time (tiles side by side on AVX-512). Rows with and without a partial strip; columns
-  // around 32 and 64 and their multiples; destination rows back to back, with a gap, or
-  // padded to 16; source rows close or 1024 elements apart (for 16-bit elements, 2 KiB:
-  // row groups over runs of columns); plain and converted; a second image
-  // that starts 5 elements into a line. Streamed cases check the path that does not take
+  // not whole lines apart; in cache, strips of 16 source rows go a vector of each row at
+  // a time (tiles side by side, on x86 SIMD targets: 64, 32 or 16 bytes). Rows with and
+  // without a partial strip; columns around 32 and 64 and their multiples; destination
+  // rows back to back (on AVX2 and SSE4, whole lines for 64 rows of bytes), with a gap,
+  // or padded to 16; source rows close or 1024 elements apart (for 16-bit elements, 2
+  // KiB: row groups over runs of columns); plain and converted; a second image that
+  // starts 5 elements into a line. Streamed cases check the path that does not take
   // them.
   std::mt19937_64 rng(65);
   std::vector<test_case> cases;

@@ -3,10 +3,10 @@
 // contiguous with I in the source); W x W tiles (W = u32 lanes: 16, 8 or 4,
 // whichever wastes least) are loaded as W source rows, transposed in registers
 // as 32-bit lanes and stored as W destination rows; partial tiles load and
-// store masked rows. 16- and 8-bit elements are widened to 32-bit lanes, except on
-// AVX-512 where a tile's rows make whole 128-bit blocks (stacks that fill destination
-// lines, tiles side by side): those transpose unwidened, one small transpose per
-// 128-bit block, four to a vector.
+// store masked rows. 16- and 8-bit elements are widened to 32-bit lanes, except where
+// a tile's rows make whole 128-bit blocks: those transpose unwidened, one small
+// transpose per 128-bit block of a vector, as tiles side by side in cache (x86 SIMD
+// targets) and in stacks that fill destination lines (AVX-512).
 // Converting reorders convert each strip of source rows into a buffer of the
 // destination type first, then transpose that (with beta, which reads the
 // destination, they transpose f32 values and convert destination rows). A side
@@ -387,14 +387,35 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
 template <std::size_t kSize, std::size_t W>
 inline constexpr std::size_t tiles_per_line = kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
 
-/// Whether stacks and side-by-side tiles of 8- and 16-bit elements in 16-lane tiles
-/// transpose as such, not widened to 32-bit lanes (transpose_narrow_stack: 16 vectors for
-/// a stack, not 64 or 32).
-inline constexpr bool narrow_blocks = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+/// Whether stacks of 8- and 16-bit elements in 16-lane tiles transpose as such, not
+/// widened to 32-bit lanes (transpose_narrow_stack: 16 vectors for a stack, not 64 or 32).
+inline constexpr bool narrow_stacks = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-using DBytes = hn::Full512<std::uint8_t>;
+// On x86 SIMD targets, 8- and 16-bit elements also transpose unwidened in cache as tiles
+// side by side, one small transpose per 128-bit block (transpose_narrow_strips).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+using DBytes = hn::ScalableTag<std::uint8_t>;
 using VBytes = hn::Vec<DBytes>;
+
+/// 128-bit blocks in a vector: 4 on AVX-512, 2 on AVX2, 1 on SSE4.
+inline constexpr std::size_t vector_blocks = hn::MaxLanes(DBytes()) / 16;
+
+/// Stores block b of `v` at to + b * step, for every block.
+HWY_INLINE void store_blocks(VBytes v, std::byte* to, dim step) {
+  auto* at = reinterpret_cast<__m128i*>(to);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  _mm_storeu_si128(at, _mm512_castsi512_si128(v.raw));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(to + step), _mm512_extracti32x4_epi32(v.raw, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 2 * step), _mm512_extracti32x4_epi32(v.raw, 2));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 3 * step), _mm512_extracti32x4_epi32(v.raw, 3));
+#elif HWY_TARGET == HWY_AVX2
+  _mm_storeu_si128(at, _mm256_castsi256_si128(v.raw));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(to + step), _mm256_extracti128_si256(v.raw, 1));
+#else
+  (void)step;
+  _mm_storeu_si128(at, v.raw);
+#endif
+}
 
 /// One round of a transpose inside 128-bit blocks: in each group of G vectors of `in`,
 /// units of type T of vectors 2i and 2i + 1 interleave into out[i] (the lower halves of
@@ -438,11 +459,16 @@ HWY_INLINE void transpose_narrow_blocks(VBytes* a) {
   }
 }
 
-/// 16 source rows of 64 bytes (kSize-byte elements), `src_step` bytes apart, transposed
-/// without widening to 32-bit lanes into 64 / kSize destination rows of 16 elements, row
-/// c at dst + c * dst_step: tiles side by side, one per 128-bit block, in groups of N =
-/// 16 / kSize rows (nchw -> nChw16c s8 1 x 256 x 32 x 32 in L2 on Zen 5, one thread, at
-/// -O3: 38 -> 73 to 77 GB/s; bf16 1 x 128 x 32 x 32 about the same, 81 -> 82).
+/// Columns that tiles side by side take at once: a vector of each source row.
+template <std::size_t kSize>
+inline constexpr dim side_by_side_cols = static_cast<dim>(16 * vector_blocks / kSize);
+
+/// 16 source rows of a vector each (kSize-byte elements), `src_step` bytes apart,
+/// transposed without widening to 32-bit lanes into side_by_side_cols destination rows
+/// of 16 elements, row c at dst + c * dst_step: tiles side by side, one per 128-bit
+/// block, in groups of N = 16 / kSize rows (nchw -> nChw16c s8 1 x 256 x 32 x 32 in L2
+/// on Zen 5, one thread, at -O3: AVX-512 38 -> 73 to 77 GB/s, bf16 1 x 128 x 32 x 32
+/// about the same, 81 -> 82).
 template <std::size_t kSize>
 HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::byte* dst, dim dst_step) {
   constexpr std::size_t N = 16 / kSize;
@@ -459,30 +485,27 @@ HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::
     // destination rows by a running pointer, the blocks' rows `block` bytes further
     std::byte* to = dst + static_cast<dim>(N * g * kSize);
     MEMFMT_UNROLL
-    for (std::size_t q = 0; q < N; ++q, to += dst_step) {  // block b of a[q]: destination row N * b + q
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(to), _mm512_castsi512_si128(a[q].raw));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + block), _mm512_extracti32x4_epi32(a[q].raw, 1));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 2 * block), _mm512_extracti32x4_epi32(a[q].raw, 2));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(to + 3 * block), _mm512_extracti32x4_epi32(a[q].raw, 3));
-    }
+    for (std::size_t q = 0; q < N; ++q, to += dst_step) store_blocks(a[q], to, block);  // block b: row N * b + q
   }
 }
 
 /// `strips` whole strips of 16 source rows (`src_step` bytes apart) of `cols` columns,
-/// a multiple of 64 / kSize, as tiles side by side: the destination row of column c at
-/// dst + c * dst_step, strip s at 16 * s elements into it. A call of its own: inlined
+/// a multiple of side_by_side_cols, as tiles side by side: the destination row of column
+/// c at dst + c * dst_step, strip s at 16 * s elements into it. A call of its own: inlined
 /// into transpose_block, at -O3, it made nchw -> nChw16c f32 -> bf16 (whose converted
 /// strips take it) slower than widened tiles, 57 against 63 GB/s in L2 on Zen 5. GCC
 /// still spills addresses here (at -O2, inlined, nchw -> nChw16c s8 ran at 113 GB/s).
 template <std::size_t kSize>
 HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim strips,
                                           dim cols) {
-  _Pragma("GCC unroll 1") for (dim c = 0; c < cols; c += 64 / dim{kSize})
+  _Pragma("GCC unroll 1") for (dim c = 0; c < cols; c += side_by_side_cols<kSize>)
     _Pragma("GCC unroll 1") for (dim s = 0; s < strips; ++s)
       transpose_narrow_tiles<kSize>(src + s * 16 * src_step + c * dim{kSize}, src_step,
                                     dst + c * dst_step + s * 16 * dim{kSize}, dst_step);
 }
+#endif
 
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 /// A stack of 64 / kSize source rows of 16 kSize-byte elements, `src_step` bytes apart,
 /// transposed without widening to 32-bit lanes into 16 destination rows of one line
 /// each, row k at row_at(k); with `stream`, around the caches; with `prefetch`, asks
@@ -678,7 +701,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     // are 64 vectors, and spill, except on AVX-512, where stacks of 8- and 16-bit elements
     // transpose unwidened in 16)
     constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
-    constexpr bool stack_fits = stack > w && (stack <= 16 || (W == 16 && narrow_blocks));
+    constexpr bool stack_fits = stack > w && (stack <= 16 || (W == 16 && narrow_stacks));
     if (cols_at.inner_stride > src_row && !stream && (stack_fits || row_w % 2048 == 0)) {
       // Destination rows farther apart than source rows (nhwc -> nchw), in cache: tiles go
       // run by run of source rows, about 24 KiB of source that stays in L1 while the column
@@ -772,11 +795,11 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       const auto run_tiles = [&](dim j, dim i, dim end, dim step) {
         for (dim g = j; g < j + stack; g += w) {
           dim c = i;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
           if constexpr (kSize < 4 && W == 16) {
             // 8- and 16-bit elements: tiles side by side (in L2 on Zen 5, one thread: nchw ->
             // nhwc s8 1 x 128 x 64 x 32 37 -> 56 GB/s, bf16 1 x 128 x 32 x 32 79 -> 85)
-            const dim n = (end - c) / (64 / dim{kSize}) * (64 / dim{kSize});
+            const dim n = (end - c) / side_by_side_cols<kSize> * side_by_side_cols<kSize>;
             transpose_narrow_strips<kSize>(src + (g * src_row + c) * dim{kSize}, src_step,
                                            first + c * step + g * dim{kSize}, step, 1, n);
             c += n;
@@ -813,31 +836,32 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // `tile` (a call per tile cost a third of nchw -> nChw8c in L2 on Zen 5: 84 -> 140
       // GB/s). Tiles of 16 lanes stay a call each: inline, the loop's 32 row pointers
       // spill (nchw -> nChw16c in L2 on Zen 5: 120 -> 100 GB/s).
-      const dim whole_rows = W < 16 ? rows / w * w : 0, whole_cols = cols / w * w;
-      for (dim j = 0; j < whole_rows; j += w)
-        for (dim i = 0; i < whole_cols; i += w)
-          transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * row_w + j * dim{kSize},
-                                        row_w, stream, tile_prefetch);
-      dim narrow_cols = 0;  // columns done as tiles of 8- or 16-bit elements side by side
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      if constexpr (kSize < 4 && W == 16) {
-        // In cache, whole strips of 16 rows go 64 bytes of columns at a time, unwidened;
-        // the tiles of their partial rows follow. (Not for destination rows farther apart
-        // than the source rows, above: 64 of them at once, 16 bytes at a time, share L1
-        // sets when they are planes of 1 KiB; nhwc -> nchw s8 1 x 256 x 32 x 32 in L2 on
-        // Zen 5: 36 -> 16 GB/s.)
+      // In cache, 8- and 16-bit elements in the widest tiles go first as whole strips of
+      // 16 rows, a vector of columns at a time, unwidened (transpose_narrow_strips); the
+      // tiles of the other rows and columns follow (in L2 on Zen 5, one thread, against
+      // widened tiles, GB/s: s8 1 x 256 x 32 x 32 nchw -> nhwc on AVX2 23 -> 61, on SSE4 17
+      // -> 36; nchw -> nChw16c 24 -> 68 and 22 -> 71). (Not for destination rows farther
+      // apart than the source rows, above: 64 of them at once, 16 bytes at a time, share L1
+      // sets when they are planes of 1 KiB; nhwc -> nchw s8 1 x 256 x 32 x 32 in L2 on Zen
+      // 5: 36 -> 16 GB/s.)
+      dim narrow_rows = 0, narrow_cols = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+      if constexpr (kSize < 4 && W == tile_lanes) {
         if (!stream) {
-          constexpr dim side_by_side = 64 / dim{kSize};  // columns: 64 bytes of each source row
-          const dim strips = rows / w;
-          narrow_cols = cols / side_by_side * side_by_side;
-          transpose_narrow_strips<kSize>(src, src_step, first, row_w, strips, narrow_cols);
-          for (dim c = 0; c < narrow_cols; c += w)
-            for (dim j = strips * w; j < rows; j += w) tile(j, c);
+          narrow_rows = rows / 16 * 16;
+          narrow_cols = cols / side_by_side_cols<kSize> * side_by_side_cols<kSize>;
+          transpose_narrow_strips<kSize>(src, src_step, first, row_w, narrow_rows / 16, narrow_cols);
         }
       }
 #endif
+      const dim whole_rows = W < 16 ? rows / w * w : 0, whole_cols = cols / w * w;
+      for (dim j = 0; j < whole_rows; j += w)
+        for (dim i = j < narrow_rows ? narrow_cols : 0; i < whole_cols; i += w)
+          transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * row_w + j * dim{kSize},
+                                        row_w, stream, tile_prefetch);
       for (dim j = 0; j < rows; j += w)
-        for (dim i = j < whole_rows ? whole_cols : narrow_cols; i < cols; i += w) tile(j, i);
+        for (dim i = std::max(j < whole_rows ? whole_cols : 0, j < narrow_rows ? narrow_cols : 0); i < cols; i += w)
+          tile(j, i);
     }
     return;
   }
