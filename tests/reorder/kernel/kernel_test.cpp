@@ -517,11 +517,11 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
           "stacks that fill destination lines) on every target equal the reference",
           "[kernel]") {
   // nhwc -> nchw and nChw16c -> nchw in cache: tiles go run by run of source rows, in
-  // stacks down each run where they fit (8- and 16-bit ones unwidened on AVX-512);
-  // destination rows a multiple of 2 KiB apart take 8-lane tiles for 32-bit elements on
-  // AVX-512. Row counts with remainders of a tile, a
-  // stack and a run (the largest span several runs), columns with remainders of every
-  // tile width, destination rows 2 KiB multiples, whole lines or odd elements apart;
+  // stacks down each run where they fit (8- and 16-bit ones unwidened: on AVX2 and SSE4
+  // in stacks of 16 columns whose destination rows are a vector each); destination rows
+  // a multiple of 2 KiB apart take 8-lane tiles for 32-bit elements on AVX-512. Row
+  // counts with remainders of a tile, a stack and a run (the largest span several runs),
+  // columns with remainders of every tile width and of 16, destination rows 2 KiB multiples, whole lines or odd elements apart;
   // plain and converting pairs (conversions transpose strips of converted rows).
   std::mt19937_64 rng(31);
   std::vector<test_case> cases;

@@ -503,28 +503,56 @@ HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, st
       transpose_narrow_tiles<kSize>(src + s * 16 * src_step + c * dim{kSize}, src_step,
                                     dst + c * dst_step + s * 16 * dim{kSize}, dst_step);
 }
-#endif
 
+/// A vector whose first 128-bit block is `part`, the others undefined.
+HWY_INLINE VBytes first_block(__m128i part) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-/// A stack of 64 / kSize source rows of 16 kSize-byte elements, `src_step` bytes apart,
-/// transposed without widening to 32-bit lanes into 16 destination rows of one line
-/// each, row k at row_at(k); with `stream`, around the caches; with `prefetch`, asks
-/// for the rows' lines ahead (see load_tile). With N = 16 / kSize
-/// elements a block, source row N * b + m goes, N elements at a time, to block b of
-/// vectors m, N + m, ... as it is loaded, so that four N x N transposes run side by side,
-/// one per block, and each vector ends up holding a destination row whole: 16 vectors
-/// and 64 (bytes) or 48 (16-bit) shuffles for the stack, against 64 or 32 vectors and 4
-/// or 2 x 64 shuffles on widened lanes, and no widening or narrowing (nchw -> nhwc in L2
-/// on Zen 5, one thread, buffers on lines: s8 1 x 256 x 32 x 32 33 -> 84 GB/s; nhwc ->
-/// nchw bf16 1 x 128 x 32 x 32 77 -> 92 to 96).
-/// @pre with stream, every row_at(k) is a multiple of 64
+  return VBytes{_mm512_castsi128_si512(part)};
+#elif HWY_TARGET == HWY_AVX2
+  return VBytes{_mm256_castsi128_si256(part)};
+#else
+  return VBytes{part};
+#endif
+}
+
+/// `v` with its 128-bit block b (0 < b < vector_blocks) replaced by `part`.
+HWY_INLINE VBytes with_block(VBytes v, std::size_t b, __m128i part) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  return VBytes{_mm512_mask_broadcast_i32x4(v.raw, static_cast<__mmask16>(0xF << (4 * b)), part)};
+#elif HWY_TARGET == HWY_AVX2
+  (void)b;
+  return VBytes{_mm256_inserti128_si256(v.raw, part, 1)};
+#else
+  (void)v;
+  (void)b;
+  return VBytes{part};
+#endif
+}
+
+/// Source rows of a narrow stack: as many as fill a vector of 16-byte blocks.
+template <std::size_t kSize>
+inline constexpr dim narrow_stack_rows = static_cast<dim>(16 * vector_blocks / kSize);
+
+/// A stack of narrow_stack_rows source rows of 16 kSize-byte elements, `src_step` bytes
+/// apart, transposed without widening to 32-bit lanes into 16 destination rows of a
+/// vector each (one line on AVX-512, half of one on AVX2, a quarter on SSE4), row k at
+/// row_at(k); with `stream`, around the caches; with `prefetch`, asks for the rows'
+/// lines ahead (see load_tile). With N = 16 / kSize elements a block, source row N * b +
+/// m goes, N elements at a time, to block b of vectors m, N + m, ... as it is loaded, so
+/// that N x N transposes run side by side, one per block, and each vector ends up
+/// holding a destination row whole: 16 vectors and 64 (bytes) or 48 (16-bit) shuffles
+/// for the stack, against 64 or 32 vectors and 4 or 2 x 64 shuffles on widened lanes
+/// on AVX-512, and no widening or narrowing (nchw -> nhwc in L2 on Zen 5, one thread,
+/// buffers on lines: s8 1 x 256 x 32 x 32 33 -> 84 GB/s; nhwc -> nchw bf16 1 x 128 x 32
+/// x 32 77 -> 92 to 96).
+/// @pre with stream, vectors are whole lines (AVX-512) and every row_at(k) is a multiple of 64
 template <std::size_t kSize, class RowAt>
 HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream, bool prefetch) {
   constexpr std::size_t N = 16 / kSize;
   const DBytes d8;
-  VBytes a[16];  // a[N * h + m]: elements N * h.. of rows N * b + m, b = 0..3
+  VBytes a[16];  // a[N * h + m]: elements N * h.. of rows N * b + m, b = 0..vector_blocks
   MEMFMT_UNROLL
-  for (std::size_t b = 0; b < 4; ++b) {  // row by row: each source line is used up at once
+  for (std::size_t b = 0; b < vector_blocks; ++b) {  // row by row: each source line is used up at once
     MEMFMT_UNROLL
     for (std::size_t m = 0; m < N; ++m) {
       const std::byte* row = src + static_cast<dim>(N * b + m) * src_step;
@@ -532,15 +560,14 @@ HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt
       for (std::size_t h = 0; h < kSize; ++h) {
         const __m128i part = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 16 * h));
         VBytes& v = a[N * h + m];
-        v = VBytes{b == 0 ? _mm512_castsi128_si512(part)
-                          : _mm512_mask_broadcast_i32x4(v.raw, static_cast<__mmask16>(0xF << (4 * b)), part)};
+        v = b == 0 ? first_block(part) : with_block(v, b, part);
       }
     }
   }
   if (prefetch) {
     const dim ahead = src_step < close_rows ? close_rows_ahead : far_rows_ahead / 16;
     MEMFMT_UNROLL
-    for (std::size_t k = 0; k < 4 * N; ++k) prefetch_ahead(src + static_cast<dim>(k) * src_step, ahead);
+    for (std::size_t k = 0; k < vector_blocks * N; ++k) prefetch_ahead(src + static_cast<dim>(k) * src_step, ahead);
   }
   MEMFMT_UNROLL
   for (std::size_t h = 0; h < kSize; ++h) transpose_narrow_blocks<kSize>(a + N * h);
@@ -702,7 +729,11 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     // transpose unwidened in 16)
     constexpr dim stack = static_cast<dim>(tiles_per_line<kSize, W>) * w;
     constexpr bool stack_fits = stack > w && (stack <= 16 || (W == 16 && narrow_stacks));
-    if (cols_at.inner_stride > src_row && !stream && (stack_fits || row_w % 2048 == 0)) {
+    // on AVX2 and SSE4, 8- and 16-bit elements in cache go in narrow stacks of 16 columns
+    // instead, whose destination rows are a vector each: half or a quarter of a line, the
+    // rest of which the next stack down writes right after
+    constexpr bool narrow_columns = kSize < 4 && W == tile_lanes && W < 16 && HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3;
+    if (cols_at.inner_stride > src_row && !stream && (stack_fits || narrow_columns || row_w % 2048 == 0)) {
       // Destination rows farther apart than source rows (nhwc -> nchw), in cache: tiles go
       // run by run of source rows, about 24 KiB of source that stays in L1 while the column
       // groups pass over it, down each run in stacks that write whole destination lines.
@@ -713,11 +744,33 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // the same 67 -> 106; with 8-lane tiles, nChw8c -> nchw 1 x 72 x 30 x 30 80 -> 99;
       // with 4-lane tiles (SSE4), nChw16c -> nchw with 17 channels 37 -> 97; stacks of
       // bytes (AVX-512), 1 x 256 x 32 x 32 s8: nhwc -> nchw 36 -> 52 to 56, nChw16c ->
-      // nchw 37 -> 96 to 111.
-      const dim run = std::max<dim>(24576 / src_step / stack, 1) * stack;
+      // nchw 37 -> 96 to 111; narrow stacks against widened tiles, the same s8 on AVX2:
+      // 19 -> 66 and 20 -> 93, on SSE4 15 -> 64 and 18 -> 71; bf16 1 x 128 x 32 x 32 on
+      // AVX2 47 -> 92 and 46 -> 124.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+      constexpr dim run_step = narrow_columns ? narrow_stack_rows<kSize> : stack;
+#else
+      constexpr dim run_step = stack;
+#endif
+      const dim run = std::max<dim>(24576 / src_step / run_step, 1) * run_step;
       for (dim j0 = 0; j0 < rows; j0 += run) {
         const dim j1 = rows - j0 < run ? rows : j0 + run;
-        for (dim i = 0; i < cols; i += w) {
+        dim i = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+        if constexpr (narrow_columns) {
+          for (; i + 16 <= cols; i += 16) {
+            dim j = j0;
+            for (; j + run_step <= j1; j += run_step)
+              transpose_narrow_stack<kSize>(
+                  src + (j * src_row + i) * dim{kSize}, src_step,
+                  [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
+                  false, false);
+            for (; j < j1; j += w)
+              for (dim c = i; c < i + 16; c += w) tile(j, c);
+          }
+        }
+#endif
+        for (; i < cols; i += w) {
           dim j = j0;
           if (stack_fits && cols - i >= w) {
             for (; j + stack <= j1; j += stack)
