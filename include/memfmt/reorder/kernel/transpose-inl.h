@@ -495,9 +495,26 @@ HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::
 /// into transpose_block, at -O3, it made nchw -> nChw16c f32 -> bf16 (whose converted
 /// strips take it) slower than widened tiles, 57 against 63 GB/s in L2 on Zen 5. GCC
 /// still spills addresses here (at -O2, inlined, nchw -> nChw16c s8 ran at 113 GB/s).
+/// Several strips in vectors shorter than a line take a line of columns of a strip
+/// before the next strip, so that each source line is used up before the other strips'
+/// lines evict it (nchw -> nhwc 1 x 128 x 32 x 32 bf16, planes 2 KiB apart, in L2 on Zen
+/// 5, one thread: SSE4 26 -> 63 GB/s; s8 1 x 256 x 32 x 32 SSE4 36 -> 63, AVX2 59 -> 68).
+/// The loops stay apart: one more level in the single strip's loop made GCC spill
+/// (nchw -> nChw16c s8 in L2, AVX2: 71 -> 62, AVX-512: 75 -> 58).
 template <std::size_t kSize>
 HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim strips,
                                           dim cols) {
+  constexpr dim line_cols = 64 / dim{kSize};
+  if (side_by_side_cols<kSize> < line_cols && strips > 1) {
+    _Pragma("GCC unroll 1") for (dim c0 = 0; c0 < cols; c0 += line_cols) {
+      const dim c1 = std::min(c0 + line_cols, cols);
+      _Pragma("GCC unroll 1") for (dim s = 0; s < strips; ++s)
+        _Pragma("GCC unroll 1") for (dim c = c0; c < c1; c += side_by_side_cols<kSize>)
+          transpose_narrow_tiles<kSize>(src + s * 16 * src_step + c * dim{kSize}, src_step,
+                                        dst + c * dst_step + s * 16 * dim{kSize}, dst_step);
+    }
+    return;
+  }
   _Pragma("GCC unroll 1") for (dim c = 0; c < cols; c += side_by_side_cols<kSize>)
     _Pragma("GCC unroll 1") for (dim s = 0; s < strips; ++s)
       transpose_narrow_tiles<kSize>(src + s * 16 * src_step + c * dim{kSize}, src_step,
@@ -849,9 +866,11 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         }
       }
     } else if (tiles_per_line<kSize, W> > 1 && row_w % 64 == 0 &&
-               (!stream || reinterpret_cast<std::uintptr_t>(first) % 64 == 0)) {
+               (stream ? reinterpret_cast<std::uintptr_t>(first) % 64 == 0 : !narrow_columns)) {
       // tile rows shorter than a line, destination rows whole lines apart: tiles go in
-      // stacks that fill the lines
+      // stacks that fill the lines (in cache, not 8- and 16-bit elements on AVX2 and SSE4,
+      // which go side by side below: nchw -> nhwc bf16 1 x 128 x 32 x 32 in L2 on Zen 5,
+      // AVX2, 51 -> 62 GB/s; 1 x 96 x 28 x 28 62 -> 76)
       // Source rows a multiple of 2 KiB apart (planes of 32 x 32 f32) share one or two L1
       // sets: a stack's rows evict each other before the next stack reads the rest of
       // their lines. In cache, tiles then go row group by row group over a run of columns,
