@@ -751,6 +751,14 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     std::byte* const first = dst + col0 * row_w;
     bool tile_prefetch = stream;  // whole tiles ask for their own rows' lines ahead
     const auto tile = [&](dim j, dim i) {  // source rows j.., columns i..
+      // In cache, a tile at the far edge of a block at least a tile wide (and without
+      // padding to write after its rows) goes whole, ending at the edge: it writes some of
+      // its neighbour's elements again, with the same values, since nothing here reads
+      // the destination
+      if (!stream) {
+        if (cols - i < w && cols >= w) i = cols - w;
+        if (rows - j < w && rows >= w && cols_at.spare == 0) j = rows - w;
+      }
       const std::byte* from = src + (j * src_row + i) * dim{kSize};
       std::byte* to = first + i * row_w + j * dim{kSize};
       if (rows - j >= w && cols - i >= w) {
@@ -947,11 +955,23 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         }
       }
 #endif
-      const dim whole_rows = W < 16 ? rows / w * w : 0, whole_cols = cols / w * w;
-      for (dim j = 0; j < whole_rows; j += w)
-        for (dim i = j < narrow_rows ? narrow_cols : 0; i < whole_cols; i += w)
-          transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * row_w + j * dim{kSize},
-                                        row_w, stream, tile_prefetch);
+      // Whole 16-lane tiles of f32 into destination rows of a line each (nchw -> nChw16c)
+      // go inline in cache too: with the row step a constant, the stores need no pointers
+      // (in L2 on Zen 5, one thread: 1 x 128 x 28 x 28 137 -> 160 GB/s, 1 x 256 x 14 x 14
+      // 107 -> 111).
+      const bool line_rows = W == 16 && kSize == 4 && row_w == 64 && !stream;
+      const dim whole_rows = W < 16 || line_rows ? rows / w * w : 0, whole_cols = cols / w * w;
+      if (line_rows) {
+        for (dim j = 0; j < whole_rows; j += w)
+          for (dim i = 0; i < whole_cols; i += w)
+            transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * 64 + j * dim{kSize},
+                                          64, false, false);
+      } else {
+        for (dim j = 0; j < whole_rows; j += w)
+          for (dim i = j < narrow_rows ? narrow_cols : 0; i < whole_cols; i += w)
+            transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step,
+                                          first + i * row_w + j * dim{kSize}, row_w, stream, tile_prefetch);
+      }
       for (dim j = 0; j < rows; j += w)
         for (dim i = std::max(j < whole_rows ? whole_cols : 0, j < narrow_rows ? narrow_cols : 0); i < cols; i += w)
           tile(j, i);
