@@ -129,9 +129,17 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
         const bool folds = C.extent == 1 || (C.src_stride == inner.extent && C.scale_stride == inner.extent * inner.scale_stride);
         if (inner.src_stride == 1 && J.dst_stride == 1 && folds) {
           const transpose_kernel kernel(n);
-          for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-            kernel.block(sp, dp, scales, J, inner, C);
-          });
+          if (n.nloops == n.owned_loops() + 1 && !tails) {
+            // one outer loop: the kernel walks this share of it, choosing once for all its blocks
+            const loop& L = n.loops[0];
+            const loop share{end - begin, L.src_stride, L.dst_stride, L.scale_stride};
+            kernel.blocks(s + cursor.src * ssz, d + cursor.dst * dsz, c.scales != nullptr ? c.scales + cursor.scale : nullptr,
+                          share, J, inner, C);
+          } else {
+            for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
+              kernel.block(sp, dp, scales, J, inner, C);
+            });
+          }
           if (n.stream_stores) hwy::FlushStream();
         } else {
           for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
