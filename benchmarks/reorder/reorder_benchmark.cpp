@@ -92,15 +92,6 @@ dims quick_dims(const dims& d) {
   return q;
 }
 
-std::string dims_str(const dims& d) {
-  std::string s;
-  for (int i = 0; i < d.size(); ++i) {
-    if (i > 0) s += 'x';
-    s += std::to_string(d[i]);
-  }
-  return s;
-}
-
 std::string bytes_str(double b) {
   char buf[32];
   if (b >= 1 << 30) std::snprintf(buf, sizeof buf, "%.0f GiB", b / (1 << 30));
@@ -798,7 +789,7 @@ std::string to_json(const std::vector<case_result>& results, const summary& s, c
       << ", \"size_class\": " << json_escape(c.size_class) << ",\n     \"src\": "
       << json_escape(std::string(memfmt::to_string(c.prob->sdt)) + " " + c.prob->stag)
       << ", \"dst\": " << json_escape(std::string(memfmt::to_string(c.prob->ddt)) + " " + c.prob->dtag)
-      << ", \"dims\": " << json_escape(dims_str(c.d)) << ", \"src_scale\": " << json_num(c.prob->scale)
+      << ", \"dims\": " << json_escape(mb::dims_str(c.d)) << ", \"src_scale\": " << json_num(c.prob->scale)
       << ", \"src_bytes\": " << c.src_bytes << ", \"dst_bytes\": " << c.dst_bytes
       << ", \"memcpy_bytes\": " << c.copy_bytes << ",\n     \"memfmt_plan\": {\"summary\": " << json_escape(c.plan.text())
       << ", \"main_kernel\": " << json_escape(c.plan.main_kernel) << ", \"nests\": [";
@@ -1039,7 +1030,7 @@ int main(int argc, char** argv) try {
     return filter && !std::regex_search(t.p->name + " @" + t.size_class, *filter);
   });
   if (o.list) {
-    for (const planned& t : todo) std::printf("%s @%s  (%s)\n", t.p->name.c_str(), t.size_class.c_str(), dims_str(t.d).c_str());
+    for (const planned& t : todo) std::printf("%s @%s  (%s)\n", t.p->name.c_str(), t.size_class.c_str(), mb::dims_str(t.d).c_str());
     return 0;
   }
   if (todo.empty()) usage_error("no case matches --filter '" + o.filter + "' (--list shows the cases)");
@@ -1067,7 +1058,7 @@ int main(int argc, char** argv) try {
 #endif
   std::vector<case_result> results;
   for (const planned& t : todo) {
-    std::printf("  %-34s @%-4s %-16s ...", t.p->name.c_str(), t.size_class.c_str(), dims_str(t.d).c_str());
+    std::printf("  %-34s @%-4s %-16s ...", t.p->name.c_str(), t.size_class.c_str(), mb::dims_str(t.d).c_str());
     std::fflush(stdout);
 #if MEMFMT_HAVE_ONEDNN
     results.push_back(run_case(*t.p, t.size_class, t.d, o, eng));

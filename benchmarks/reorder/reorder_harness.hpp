@@ -180,6 +180,16 @@ timing time_runs(F&& f, const timing_policy& p) {
   return r;
 }
 
+/// Dims as "1x64x32x32".
+inline std::string dims_str(const memfmt::dims& d) {
+  std::string s;
+  for (int i = 0; i < d.size(); ++i) {
+    if (i > 0) s += 'x';
+    s += std::to_string(d[i]);
+  }
+  return s;
+}
+
 /// GB/s (10^9 bytes per second) for `bytes` moved in `seconds`.
 inline double gbps(double bytes, double seconds) { return seconds > 0 ? bytes / seconds * 1e-9 : 0.0; }
 

@@ -46,15 +46,6 @@ std::vector<shape_case> cases() {
 
 const char* type_name(data_type t) { return t == data_type::f32 ? "f32" : t == data_type::bf16 ? "bf16" : "s8"; }
 
-std::string dims_text(const dims& d) {
-  std::string s;
-  for (int i = 0; i < d.size(); ++i) {
-    if (i > 0) s += 'x';
-    s += std::to_string(d[i]);
-  }
-  return s;
-}
-
 /// The best of `rounds` medians of each operation, the three taking turns.
 template <class... F>
 std::vector<double> best_medians(int rounds, const mb::timing_policy& p, F&&... f) {
@@ -132,7 +123,7 @@ int main(int argc, char** argv) {
 #endif
     const double ours = mb::gbps(static_cast<double>(bytes), t[0]), copy = mb::gbps(static_cast<double>(bytes), t[1]);
     std::printf("| %s | %s -> %s | %s | %.1f | %.1f | %.1f | %.2fx | %s | %s |\n", type_name(c.type), c.from, c.to,
-                dims_text(c.size).c_str(), ours, copy, onednn, onednn > 0 ? ours / onednn : 0.0, impl.c_str(),
+                mb::dims_str(c.size).c_str(), ours, copy, onednn, onednn > 0 ? ours / onednn : 0.0, impl.c_str(),
                 equal.c_str());
   }
   if (!all_equal) std::printf("\nMISMATCH: memfmt and oneDNN differ in a case above\n");
