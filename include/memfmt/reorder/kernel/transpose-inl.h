@@ -751,10 +751,6 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
     std::byte* const first = dst + col0 * row_w;
     bool tile_prefetch = stream;  // whole tiles ask for their own rows' lines ahead
     const auto tile = [&](dim j, dim i) {  // source rows j.., columns i..
-      // In cache, a tile at the far edge of a block at least a tile wide (and without
-      // padding to write after its rows) goes whole, ending at the edge: it writes some of
-      // its neighbour's elements again, with the same values, since nothing here reads
-      // the destination
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
       if constexpr (kSize == 4 && W == 16) {
         // In cache, one or two columns (rows) left of a whole strip go as a gather
@@ -782,6 +778,10 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         }
       }
 #endif
+      // In cache, a tile at the far edge of a block at least a tile wide (and without
+      // padding to write after its rows) goes whole, ending at the edge: it writes some of
+      // its neighbour's elements again, with the same values, since nothing here reads
+      // the destination
       if (!stream) {
         if (cols - i < w && cols >= w) i = cols - w;
         if (rows - j < w && rows >= w && cols_at.spare == 0) j = rows - w;
