@@ -521,7 +521,8 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
   // in stacks of 16 columns whose destination rows are a vector each); destination rows
   // a multiple of 2 KiB apart take 8-lane tiles for 32-bit elements on AVX-512. Row
   // counts with remainders of a tile, a stack and a run (the largest span several runs),
-  // columns with remainders of every tile width and of 16, destination rows 2 KiB multiples, whole lines or odd elements apart;
+  // columns with remainders of every tile width and of 16, and 16 columns of a line (the
+  // source rows of nChw16c), destination rows 2 KiB multiples, whole lines or odd elements apart;
   // plain and converting pairs (conversions transpose strips of converted rows).
   std::mt19937_64 rng(31);
   std::vector<test_case> cases;
@@ -533,7 +534,7 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
   for (const auto& [from, to] : pairs) {
     const auto size = static_cast<dim>(memfmt::data_type_size(to));
     for (const dim rows : {dim{1}, dim{7}, dim{16}, dim{17}, dim{33}, dim{100}, dim{391}, dim{777}}) {
-      for (const dim cols : {dim{1}, dim{3}, dim{4}, dim{5}, dim{9}, dim{17}, dim{40}}) {
+      for (const dim cols : {dim{1}, dim{3}, dim{4}, dim{5}, dim{9}, dim{16}, dim{17}, dim{40}}) {
         for (int v = 0; v < 3; ++v) {
           const dim src_row = cols + (v == 1 ? 2 : 0);
           const dim kib2 = 2048 / size;  // elements in 2 KiB

@@ -859,18 +859,43 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // destination rows farther apart than source rows (nhwc -> nchw): tiles go down a
       // band of source rows column group by column group, so that W store streams advance
       // line by line. In cache (stacks that do not fit in registers, rows apart by other
-      // than 2 KiB multiples), the band is the block. From memory, it is as many rows as
-      // make 1 KiB of each destination row (streamed_band_rows): its source stays in L2
-      // while its column groups pass over it, and memory takes each destination row in
-      // runs of 16 lines instead of one line per tile (nhwc -> nchw 256 MiB on Zen 4, one
-      // thread: 65 -> 82 % of memcpy).
+      // than 2 KiB multiples), the band is the block, and the tiles go inline. From
+      // memory, it is as many rows as make 1 KiB of each destination row
+      // (streamed_band_rows): its source stays in L2 while its column groups pass over it,
+      // and memory takes each destination row in runs of 16 lines instead of one line per
+      // tile (nhwc -> nchw 256 MiB on Zen 4, one thread: 65 -> 82 % of memcpy).
       // From memory, tiles whose rows are shorter than a line go in stacks that fill the
       // lines, so that the lines stream around the caches: alone, each tile row would
       // write part of a line, which is read from memory first (on Zen 5, one thread, 16 x
       // 64 x 256 x 256, GB/s: AVX-512 s8 nhwc -> nchw 15 -> 31, bf16 21 -> 60, s8 nChw16c
       // -> nchw 16 -> 64; AVX2 f32 nhwc -> nchw 26 -> 57, SSE4 19 -> 38).
-      const bool stacks = stream && stack_fits && row_w % 64 == 0 && reinterpret_cast<std::uintptr_t>(first) % 64 == 0;
-      dim band = stream ? streamed_band_rows<kSize, W>(src_step) : rows;
+      if (!stream) {
+        // In cache, the whole tiles of each column group go inline, and the partial ones
+        // through `tile`. Source rows of one line each (nChw16c -> nchw) step by a
+        // constant: with the step in a register, GCC keeps the 16 row pointers of a tile
+        // in vector registers (in L2 on Zen 5, one thread, 16-lane tiles against a call
+        // per tile: nChw16c -> nchw 1 x 512 x 7 x 7 94 -> 115 GB/s, 1 x 256 x 14 x 14 113
+        // -> 129, 1 x 128 x 28 x 28 125 -> 155, 1 x 64 x 56 x 56 108 -> 121).
+        const dim whole_rows = rows / w * w, whole_cols = cols / w * w;
+        const auto whole_tiles_down = [&](dim i, auto step) {
+          for (dim j = 0; j < whole_rows; j += w)
+            transpose_tile_even<kSize, W>(src + j * step + i * dim{kSize}, step, first + i * row_w + j * dim{kSize}, row_w,
+                                          false, false);
+        };
+        for (dim i = 0; i < cols; i += w) {
+          if (i < whole_cols) {
+            if (src_step == 64) {
+              whole_tiles_down(i, std::integral_constant<dim, 64>{});
+            } else {
+              whole_tiles_down(i, src_step);
+            }
+          }
+          for (dim j = i < whole_cols ? whole_rows : 0; j < rows; j += w) tile(j, i);
+        }
+        return;
+      }
+      const bool stacks = stack_fits && row_w % 64 == 0 && reinterpret_cast<std::uintptr_t>(first) % 64 == 0;
+      dim band = streamed_band_rows<kSize, W>(src_step);
       if (stacks) band = std::max<dim>(band / stack, 1) * stack;
       for (dim j0 = 0; j0 < rows; j0 += band) {
         const dim j1 = rows - j0 < band ? rows : j0 + band;
@@ -879,10 +904,10 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         // ahead (Zen 4, one thread: nhwc -> nchw 256 MiB 72 to 85 -> 108 % of memcpy,
         // nChw16c -> nchw with 17 channels about 100 -> 104 to 111 %). The first band
         // asks tile by tile.
-        const dim ahead = stream ? std::min(band, rows - j1) : 0;
+        const dim ahead = std::min(band, rows - j1);
         next_band_lines next(ahead > 0 ? src + j1 * src_step : src, src_step, cols * dim{kSize}, ahead,
                              ((cols + w - 1) / w) * ((j1 - j0 + w - 1) / w));
-        tile_prefetch = stream && j0 == 0;
+        tile_prefetch = j0 == 0;
         for (dim i = 0; i < cols; i += w) {
           dim j = j0;
           if (stacks && cols - i >= w) {
