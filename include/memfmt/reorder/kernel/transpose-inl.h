@@ -690,6 +690,19 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
   }
 }
 
+/// Calls f(step), with `step` a compile-time constant when it is one line (the source
+/// rows of f32 nChw16c): with the step in a register, GCC keeps the row pointers of a
+/// tile in vector registers and moves them back one at a time. (Half a line, nChw8c,
+/// gained nothing.)
+template <class F>
+HWY_INLINE void with_source_step(dim step, F&& f) {
+  if (step == 64) {
+    f(std::integral_constant<dim, 64>{});
+  } else {
+    f(step);
+  }
+}
+
 /// A `rows` x `cols` block of kSize-byte elements in W x W tiles (partial at the
 /// edges): source rows `src_row` elements apart, starting at column `col0` of the
 /// map; destination rows placed by `cols_at`, consecutive destination columns
@@ -846,11 +859,16 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         for (; i < cols; i += w) {
           dim j = j0;
           if (stack_fits && cols - i >= w) {
-            for (; j + stack <= j1; j += stack)
-              transpose_tile_stack<kSize, W>(
-                  src + (j * src_row + i) * dim{kSize}, src_step,
-                  [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
-                  false, false);
+            // (with the step a constant, in L2 on Zen 5, one thread, nChw16c -> nchw: AVX2 1 x
+            // 512 x 7 x 7 92 -> 111 GB/s, 1 x 128 x 28 x 28 126 -> 143; AVX-512, 8-lane
+            // tiles, 1 x 64 x 32 x 32 114 -> 126)
+            with_source_step(src_step, [&](auto step) {
+              for (; j + stack <= j1; j += stack)
+                transpose_tile_stack<kSize, W>(
+                    src + j * step + i * dim{kSize}, step,
+                    [to = first + i * row_w + j * dim{kSize}, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; },
+                    false, false);
+            });
           }
           for (; j < j1; j += w) tile(j, i);
         }
@@ -871,11 +889,9 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // -> nchw 16 -> 64; AVX2 f32 nhwc -> nchw 26 -> 57, SSE4 19 -> 38).
       if (!stream) {
         // In cache, the whole tiles of each column group go inline, and the partial ones
-        // through `tile`. Source rows of one line each (nChw16c -> nchw) step by a
-        // constant: with the step in a register, GCC keeps the 16 row pointers of a tile
-        // in vector registers (in L2 on Zen 5, one thread, 16-lane tiles against a call
-        // per tile: nChw16c -> nchw 1 x 512 x 7 x 7 94 -> 115 GB/s, 1 x 256 x 14 x 14 113
-        // -> 129, 1 x 128 x 28 x 28 125 -> 155, 1 x 64 x 56 x 56 108 -> 121).
+        // through `tile` (in L2 on Zen 5, one thread, 16-lane tiles against a call per
+        // tile: nChw16c -> nchw 1 x 512 x 7 x 7 94 -> 115 GB/s, 1 x 256 x 14 x 14 113 ->
+        // 129, 1 x 128 x 28 x 28 125 -> 155, 1 x 64 x 56 x 56 108 -> 121).
         const dim whole_rows = rows / w * w, whole_cols = cols / w * w;
         const auto whole_tiles_down = [&](dim i, auto step) {
           for (dim j = 0; j < whole_rows; j += w)
@@ -883,13 +899,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
                                           false, false);
         };
         for (dim i = 0; i < cols; i += w) {
-          if (i < whole_cols) {
-            if (src_step == 64) {
-              whole_tiles_down(i, std::integral_constant<dim, 64>{});
-            } else {
-              whole_tiles_down(i, src_step);
-            }
-          }
+          if (i < whole_cols) with_source_step(src_step, [&](auto step) { whole_tiles_down(i, step); });
           for (dim j = i < whole_cols ? whole_rows : 0; j < rows; j += w) tile(j, i);
         }
         return;
