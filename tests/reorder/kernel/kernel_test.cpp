@@ -547,6 +547,35 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
   check_cases(cases);
 }
 
+TEST_CASE("transposes of many blocks of at most a tile (nchw <-> nChw16c with few pixels) on every target equal the "
+          "reference",
+          "[kernel]") {
+  // Blocks whose rows and columns both fit a tile go as one masked tile each, in one
+  // loop over the blocks (32-bit elements, in cache, on targets with exact masked rows);
+  // every row and column count up to 17, blocks back to back or a few elements apart,
+  // and the pairs that do not take that loop (16-bit, conversions, streamed).
+  std::mt19937_64 rng(43);
+  std::vector<test_case> cases;
+  const std::pair<data_type, data_type> pairs[] = {{data_type::f32, data_type::f32},
+                                                   {data_type::s32, data_type::s32},
+                                                   {data_type::bf16, data_type::bf16},
+                                                   {data_type::f32, data_type::s8}};
+  for (const auto& [from, to] : pairs) {
+    for (dim rows = 1; rows <= 17; ++rows) {
+      for (dim cols = 1; cols <= 17; ++cols) {
+        const int v = static_cast<int>((rows + cols) % 4);
+        const dim images = v == 0 ? 2 : v == 1 ? 3 : 7;
+        const dim src_row = cols + (v == 2 ? 1 : 0), dst_row = rows + (v == 3 ? 2 : 0);
+        const dim gap = v == 1 ? 5 : 0;
+        cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, false, rng, images,
+                                             cols * dst_row + gap, rows * src_row + gap));
+        if (rows == cols) cases.push_back(block_transpose_case(from, to, rows, cols, src_row, dst_row, true, rng, images));
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
           "streamed or not, on every target equal the reference",
           "[kernel]") {
