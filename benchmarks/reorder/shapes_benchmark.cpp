@@ -1,6 +1,6 @@
 // shapes_benchmark: memfmt::reorder, memcpy and oneDNN's reorder side by side in one
 // process on shapes and types outside the suite of reorder_benchmark: activations with
-// few pixels (the 7 x 7 and 14 x 14 of late layers) to and from nChw16c, and 8- and
+// few pixels (the 3 x 3 to 14 x 14 of late layers) to and from nChw16c, and 8- and
 // 16-bit layout changes. Inside L2, one thread. `--target AVX2` (or SSE4, AVX3) runs
 // memfmt's kernels for that Highway target; cap oneDNN alike with DNNL_MAX_CPU_ISA=AVX2.
 // Prints a Markdown table; the figures in docs/benchmarks.md that name this program
@@ -33,7 +33,8 @@ struct shape_case {
 std::vector<shape_case> cases() {
   const data_type f32 = data_type::f32, bf16 = data_type::bf16, s8 = data_type::s8;
   std::vector<shape_case> all;
-  for (const dims& d : {dims{1, 512, 7, 7}, dims{1, 256, 14, 14}, dims{1, 128, 28, 28}, dims{1, 64, 56, 56}})
+  for (const dims& d : {dims{1, 1024, 3, 3}, dims{1, 1024, 5, 5}, dims{1, 512, 7, 7}, dims{1, 256, 14, 14},
+                        dims{1, 128, 28, 28}, dims{1, 64, 56, 56}})
     for (const auto& [from, to] : {std::pair{"nchw", "nChw16c"}, {"nChw16c", "nchw"}}) all.push_back({f32, from, to, d});
   for (const data_type t : {bf16, s8}) {
     const dims d = t == s8 ? dims{1, 256, 32, 32} : dims{1, 128, 32, 32};  // 256 KiB
