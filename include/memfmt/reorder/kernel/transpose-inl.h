@@ -690,34 +690,58 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
   }
 }
 
-/// `count` blocks of at most W x W 32-bit elements, `rows` source rows of `cols`: block
-/// b's source rows start at src + b * src_block, `src_step` bytes apart, and its source
-/// column k becomes the destination row at dst + b * dst_block + k * dst_step. One tile
-/// of masked rows each, inline, the masks made once: with blocks this small (nchw <->
-/// nChw16c of 3 x 3 pixels), a block transpose per block costs more than its tile.
-/// @pre exact_masked_rows<4>, 0 < rows <= W, 0 < cols <= W
+/// A tile of `rows` x `cols` 32-bit elements (each at most W) by masked rows: source
+/// rows `src_step` bytes apart, source column k to the destination row at to + k *
+/// dst_step. `row_lanes` = FirstN(cols), `column_lanes` = FirstN(rows).
+/// @pre exact_masked_rows<4>
+template <std::size_t W, class M>
+HWY_INLINE void transpose_masked_tile(const std::byte* from, dim src_step, std::byte* to, dim dst_step, dim rows,
+                                      dim cols, M row_lanes, M column_lanes) {
+  const DTile<W> du;
+  VTile<W> r[W];
+  MEMFMT_UNROLL
+  for (std::size_t k = 0; k < W; ++k) {
+    const auto row = static_cast<dim>(k);
+    r[k] = row < rows ? hn::MaskedLoad(row_lanes, du, reinterpret_cast<const std::uint32_t*>(from + row * src_step))
+                      : hn::Zero(du);
+  }
+  transpose_tile<W>(r);
+  MEMFMT_UNROLL
+  for (std::size_t k = 0; k < W; ++k) {
+    const auto column = static_cast<dim>(k);
+    if (column >= cols) break;
+    hn::BlendedStore(r[k], column_lanes, du, reinterpret_cast<std::uint32_t*>(to + column * dst_step));
+  }
+}
+
+/// `count` blocks of `rows` x `cols` 32-bit elements: block b's source rows start at src
+/// + b * src_block, `src_step` bytes apart, and its source column k becomes the
+/// destination row at dst + b * dst_block + k * dst_step. With blocks this small (nchw
+/// <-> nChw16c with few pixels), a block transpose per block costs more than its tiles: here they go inline, one loop over the blocks, by masked rows. Blocks of
+/// one tile make their masks once, larger blocks per tile.
+/// @pre exact_masked_rows<4>, rows > 0, cols > 0
 template <std::size_t W>
 HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim src_block, std::byte* dst, dim dst_step,
                                          dim dst_block, dim rows, dim cols, dim count) {
   const DTile<W> du;
-  const auto row_lanes = hn::FirstN(du, static_cast<std::size_t>(cols));
-  const auto column_lanes = hn::FirstN(du, static_cast<std::size_t>(rows));
+  constexpr auto w = static_cast<dim>(W);
+  if (rows <= w && cols <= w) {
+    const auto row_lanes = hn::FirstN(du, static_cast<std::size_t>(cols));
+    const auto column_lanes = hn::FirstN(du, static_cast<std::size_t>(rows));
+    for (dim b = 0; b < count; ++b)
+      transpose_masked_tile<W>(src + b * src_block, src_step, dst + b * dst_block, dst_step, rows, cols, row_lanes,
+                               column_lanes);
+    return;
+  }
   for (dim b = 0; b < count; ++b) {
-    const std::byte* from = src + b * src_block;
-    std::byte* to = dst + b * dst_block;
-    VTile<W> r[W];
-    MEMFMT_UNROLL
-    for (std::size_t k = 0; k < W; ++k) {
-      const auto row = static_cast<dim>(k);
-      r[k] = row < rows ? hn::MaskedLoad(row_lanes, du, reinterpret_cast<const std::uint32_t*>(from + row * src_step))
-                        : hn::Zero(du);
-    }
-    transpose_tile<W>(r);
-    MEMFMT_UNROLL
-    for (std::size_t k = 0; k < W; ++k) {
-      const auto column = static_cast<dim>(k);
-      if (column >= cols) break;
-      hn::BlendedStore(r[k], column_lanes, du, reinterpret_cast<std::uint32_t*>(to + column * dst_step));
+    for (dim r0 = 0; r0 < rows; r0 += w) {
+      for (dim c0 = 0; c0 < cols; c0 += w) {
+        const dim n_rows = rows - r0 < w ? rows - r0 : w, n_cols = cols - c0 < w ? cols - c0 : w;
+        transpose_masked_tile<W>(src + b * src_block + r0 * src_step + c0 * 4, src_step,
+                                 dst + b * dst_block + c0 * dst_step + r0 * 4, dst_step, n_rows, n_cols,
+                                 hn::FirstN(du, static_cast<std::size_t>(n_cols)),
+                                 hn::FirstN(du, static_cast<std::size_t>(n_rows)));
+      }
     }
   }
 }
@@ -1444,13 +1468,20 @@ struct transpose_kernel {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
     dim done = 0;
     if (plain && tile_plain != nullptr && L.extent > 0) {
-      // blocks of at most a tile (in L2 on Zen 5, one thread, AVX-512, against a block
-      // transpose per block, GB/s: nchw -> nChw16c 1 x 7296 x 3 x 3 35 -> 168, nChw16c ->
-      // nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways; 1 x 16384 x 2 x 2, against
-      // interleaved loads or stores, 41 -> 95 and 25 -> 73)
+      // Small blocks: of at most a tile, or, in 8-lane tiles, a strip of at most two tiles
+      // of at most 8192 elements (the source in L1). In L2 on Zen 5, one thread, against a
+      // block transpose per block, GB/s: AVX-512, nchw -> nChw16c 1 x 7296 x 3 x 3 35 ->
+      // 168, nChw16c -> nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways; 1 x 16384 x
+      // 2 x 2, against interleaved loads or stores, 41 -> 95 and 25 -> 73. AVX2, nchw ->
+      // nChw16c and back: 1 x 1024 x 3 x 3 36 -> 72 and 42 -> 71, 5 x 5 83 -> 107 and 50 ->
+      // 101, 1 x 512 x 7 x 7 104 -> 127 and 114 -> 119, 1 x 256 x 16 x 16 134 -> 146 and 132
+      // -> 143. Larger blocks lost (1 x 128 x 28 x 28 144 -> 133), and so did blocks of
+      // several 16-lane tiles (AVX-512 1 x 1024 x 5 x 5 101 -> 83).
       if constexpr (exact_masked_rows<4> && tile_lanes >= 8) {
         constexpr auto W = static_cast<dim>(tile_lanes);
-        if (dst_size == 4 && C.extent == 1 && J.extent <= W && I.extent <= W && spare == 0 && !stream) {
+        const bool small = W < 16 ? (J.extent <= 2 * W || I.extent <= 2 * W) && J.extent * I.extent <= 8192
+                                  : J.extent <= W && I.extent <= W;
+        if (dst_size == 4 && C.extent == 1 && small && spare == 0 && !stream) {
           transpose_small_blocks<tile_lanes>(src, J.src_stride * 4, L.src_stride * 4, dst, I.dst_stride * 4,
                                              L.dst_stride * 4, J.extent, I.extent, L.extent);
           return;
