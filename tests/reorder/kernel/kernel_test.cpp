@@ -547,13 +547,13 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
   check_cases(cases);
 }
 
-TEST_CASE("transposes of many blocks of at most a tile (nchw <-> nChw16c with few pixels) on every target equal the "
-          "reference",
+TEST_CASE("transposes of many small blocks (nchw <-> nChw16c with few pixels) on every target equal the reference",
           "[kernel]") {
-  // Blocks whose rows and columns both fit a tile go as one masked tile each, in one
-  // loop over the blocks (32-bit elements, in cache, on targets with exact masked rows);
-  // every row and column count up to 17, blocks back to back or a few elements apart,
-  // and the pairs that do not take that loop (16-bit, conversions, streamed).
+  // Blocks whose rows and columns both fit a tile (with 8-lane tiles, strips up to two
+  // tiles wide) go tile by tile by masked rows, in one loop over the blocks (32-bit
+  // elements, in cache, on targets with exact masked rows); every row and column count
+  // up to 17, blocks back to back or a few elements apart, and the pairs that do not
+  // take that loop (16-bit, conversions, streamed).
   std::mt19937_64 rng(43);
   std::vector<test_case> cases;
   const std::pair<data_type, data_type> pairs[] = {{data_type::f32, data_type::f32},
