@@ -717,8 +717,9 @@ HWY_INLINE void transpose_masked_tile(const std::byte* from, dim src_step, std::
 /// `count` blocks of `rows` x `cols` 32-bit elements: block b's source rows start at src
 /// + b * src_block, `src_step` bytes apart, and its source column k becomes the
 /// destination row at dst + b * dst_block + k * dst_step. With blocks this small (nchw
-/// <-> nChw16c with few pixels), a block transpose per block costs more than its tiles: here they go inline, one loop over the blocks, by masked rows. Blocks of
-/// one tile make their masks once, larger blocks per tile.
+/// <-> nChw16c with few pixels), a block transpose per block costs more than its tiles:
+/// here they go inline, one loop over the blocks, by masked rows. Blocks of one tile
+/// make their masks once, larger blocks per tile.
 /// @pre exact_masked_rows<4>, rows > 0, cols > 0
 template <std::size_t W>
 HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim src_block, std::byte* dst, dim dst_step,
