@@ -454,10 +454,10 @@ TEST_CASE("transposes whose rows start inside a cache line (first rows or column
 TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (tiles by row group over runs of "
           "columns) on every target equal the reference",
           "[kernel]") {
-  // nchw -> nChw16c with planes of 32 x 32: the rows of a stack share L1 sets, so tiles
-  // go row group by row group over runs of columns (8-lane tiles on AVX-512 when the
-  // destination rows are one line each). Source rows of every count, columns with
-  // remainders of a tile, of two tiles and of a run.
+  // nchw -> nChw16c with planes of 32 x 32: the rows of a stack share L1 sets, so 8-lane
+  // tiles go row group by row group over runs of columns (on AVX-512, 32-bit elements
+  // go in 16-lane tiles that read the source line by line). Source rows of every
+  // count, columns with remainders of a tile, of two tiles and of a run.
   std::mt19937_64 rng(23);
   std::vector<test_case> cases;
   for (const data_type from : all_types) {
@@ -483,7 +483,8 @@ TEST_CASE("transposes in cache by row group over runs of columns: every edge of 
           "on every target equal the reference",
           "[kernel]") {
   // Destination rows of one line (nChw16c and its 16- and 8-bit kin), source rows 2 or
-  // 4 KiB apart (4 KiB: 8-lane tiles on AVX-512 for 32-bit elements), with and without
+  // 4 KiB apart (with 8-lane tiles; on AVX-512, 32-bit elements go in 16-lane tiles read
+  // line by line), with and without
   // padding after the rows, and a second block that starts inside a line on both sides.
   std::mt19937_64 rng(99);
   std::vector<test_case> cases;
@@ -506,6 +507,36 @@ TEST_CASE("transposes in cache by row group over runs of columns: every edge of 
           test_case tc = block_transpose_case(t, t, rows, cols, src_row, line, false, rng);
           if (v == 1) tc.n.zero_tail = line - rows;  // zeros up to the line
           cases.push_back(std::move(tc));
+        }
+      }
+    }
+  }
+  check_cases(cases);
+}
+
+TEST_CASE("transposes in cache of 32-bit elements into destination rows of one line (nchw -> nChw16c), source rows "
+          "read whole, by 128-bit blocks or line by line, on every target equal the reference",
+          "[kernel]") {
+  // On AVX-512 the whole 16 x 16 tiles read source rows that are a multiple of 16 bytes
+  // apart by 128-bit blocks, line by line when the rows are a multiple of 4 KiB apart,
+  // and whole otherwise. Blocks of 16 channels (and 15, which leaves no whole tile
+  // down), pixels with every remainder of 4 and 16, and blocks that start 1 or 4 elements
+  // past the previous one, so that the source is or is not 16-byte aligned.
+  std::mt19937_64 rng(57);
+  std::vector<test_case> cases;
+  for (const data_type t : {data_type::f32, data_type::s32}) {
+    for (const dim rows : {dim{16}, dim{15}}) {
+      for (const dim cols : {dim{16}, dim{17}, dim{18}, dim{20}, dim{31}, dim{32}, dim{48}, dim{100}, dim{257}}) {
+        const dim blocks = (cols + 3) / 4 * 4 + 4;  // rows a multiple of 16 bytes apart
+        const dim src_rows[] = {blocks, blocks + 1, (cols + 1023) / 1024 * 1024, 2048, (cols + 511) / 512 * 512};
+        for (const dim src_row : src_rows) {
+          for (const dim gap : {dim{0}, dim{1}, dim{4}}) {
+            const dim images = gap == 0 ? 2 : 3;
+            test_case tc = block_transpose_case(t, t, rows, cols, src_row, 16, false, rng, images, cols * 16,
+                                                rows * src_row + gap);
+            if (rows < 16) tc.n.zero_tail = 16 - rows;  // zeros up to the line
+            cases.push_back(std::move(tc));
+          }
         }
       }
     }

@@ -56,26 +56,35 @@ using DTile = hn::CappedTag<std::uint32_t, W>;
 template <std::size_t W>
 using VTile = hn::Vec<DTile<W>>;
 
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE  // (the scalar target lacks the shuffles)
+/// Transposes the 4 x 4 matrix in each 128-bit block of the four rows r[0..4): afterwards
+/// lane k of block b of r[i] is lane i of block b of r[k].
+template <std::size_t W>
+HWY_INLINE void transpose_within_blocks(VTile<W>* r) {
+  using V = VTile<W>;
+  const DTile<W> du;
+  const hn::Repartition<std::uint64_t, DTile<W>> d64;
+  const V t0 = hn::InterleaveLower(du, r[0], r[1]);
+  const V t1 = hn::InterleaveLower(du, r[2], r[3]);
+  const V t2 = hn::InterleaveUpper(du, r[0], r[1]);
+  const V t3 = hn::InterleaveUpper(du, r[2], r[3]);
+  r[0] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
+  r[1] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
+  r[2] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
+  r[3] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
+}
+#endif
+
 /// Transposes the W x W matrix of 32-bit lanes held in rows r[0..W).
 template <std::size_t W>
 HWY_INLINE void transpose_tile(VTile<W>* r) {
-#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE  // (the scalar target lacks the shuffles)
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
   if constexpr (W >= 4) {
     using V = VTile<W>;
     const DTile<W> du;
-    const hn::Repartition<std::uint64_t, DTile<W>> d64;
     // 4 x 4 transposes inside each 128-bit block, for each group of 4 rows.
     MEMFMT_UNROLL
-    for (std::size_t g = 0; g < W; g += 4) {
-      const V t0 = hn::InterleaveLower(du, r[g + 0], r[g + 1]);
-      const V t1 = hn::InterleaveLower(du, r[g + 2], r[g + 3]);
-      const V t2 = hn::InterleaveUpper(du, r[g + 0], r[g + 1]);
-      const V t3 = hn::InterleaveUpper(du, r[g + 2], r[g + 3]);
-      r[g + 0] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
-      r[g + 1] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t0), hn::BitCast(d64, t1)));
-      r[g + 2] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
-      r[g + 3] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
-    }
+    for (std::size_t g = 0; g < W; g += 4) transpose_within_blocks<W>(r + g);
     // Now block b of r[g + k] is column 4b + k of rows g..g+3; transpose the blocks.
     if constexpr (W == 8) {
       MEMFMT_UNROLL
@@ -376,6 +385,87 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
                                      : at % 64 == 0 && dst_step == static_cast<dim>(kSize * W);
   store_tile<kSize, W>(r, [dst, dst_step](std::size_t k) { return dst + static_cast<dim>(k) * dst_step; },
                        stream && lines);
+}
+
+/// How the whole 16 x 16 tiles of 32-bit elements into destination rows of one line each
+/// (nchw -> nChw16c, in cache) read their source rows: as whole rows (transpose_tile_even)
+/// or by 128-bit blocks (transpose_tile_by_blocks), block by block or line by line.
+enum class tile_reads { rows, blocks, lines };
+
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+/// A whole 16 x 16 tile of 32-bit elements read by 128-bit blocks: vector 4b + i gets
+/// block b of source rows i, 4 + i, 8 + i and 12 + i, by a broadcast and three masked
+/// broadcasts (loads, no shuffles), so that each of its 128-bit blocks holds a 4 x 4
+/// matrix; one transpose within the blocks of vectors 4b..4b+3 turns them into
+/// destination rows 4b..4b+3. That is 32 shuffles instead of 64, and in L2 the tiles run
+/// faster still than that explains (nchw -> nChw16c in L2 on Zen 5, one thread, against
+/// transpose_tile_even, GB/s: 1 x 64 x 16 x 66 139 -> 175, 1 x 128 x 28 x 28 147 -> 175,
+/// 1 x 256 x 14 x 14 127 -> 150). kLines: all 16 vectors at once, each source line read
+/// at once, for rows a multiple of 4 KiB apart: their 16 lines share one L1 set, and
+/// block by block, a line is evicted before its next block is read (1 x 64 x 32 x 32:
+/// 121 GB/s so, 135 line by line, 124 in 8-lane runs; without the aliasing, line by line
+/// is the slower: 1 x 64 x 16 x 66 175 -> 166, 1 x 128 x 16 x 32 161 -> 158).
+/// @pre src and src_step are multiples of 16 (a block that crosses a line costs twice:
+/// nchw -> nChw16c 1 x 512 x 7 x 7, rows of 196 bytes, 121 -> 111 GB/s)
+template <bool kLines, class Step>
+HWY_INLINE void transpose_tile_by_blocks(const std::byte* src, Step src_step, std::byte* dst, dim dst_step) {
+  const DTile<16> du;
+  VTile<16> v[16];
+  const auto read = [&](std::size_t row, std::size_t b) {  // block b of source row `row`
+    const auto* from = src + static_cast<dim>(row) * src_step + static_cast<dim>(16 * b);
+    const __m128i part = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+    VTile<16>& to = v[4 * b + row % 4];
+    to.raw = row < 4 ? _mm512_broadcast_i32x4(part)
+                     : _mm512_mask_broadcast_i32x4(to.raw, static_cast<__mmask16>(0xF << (row / 4 * 4)), part);
+  };
+  const auto write = [&](std::size_t b) {  // destination rows 4b..4b+3
+    transpose_within_blocks<16>(v + 4 * b);
+    MEMFMT_UNROLL
+    for (std::size_t i = 0; i < 4; ++i)
+      hn::StoreU(v[4 * b + i], du, reinterpret_cast<std::uint32_t*>(dst + static_cast<dim>(4 * b + i) * dst_step));
+  };
+  if constexpr (kLines) {
+    MEMFMT_UNROLL
+    for (std::size_t row = 0; row < 16; ++row) {
+      MEMFMT_UNROLL
+      for (std::size_t b = 0; b < 4; ++b) read(row, b);
+    }
+    MEMFMT_UNROLL
+    for (std::size_t b = 0; b < 4; ++b) write(b);
+  } else {
+    MEMFMT_UNROLL
+    for (std::size_t b = 0; b < 4; ++b) {
+      MEMFMT_UNROLL
+      for (std::size_t row = 0; row < 16; ++row) read(row, b);
+      write(b);
+    }
+  }
+}
+#endif
+
+/// The reads for the whole tiles of a block into rows of one line (see tile_reads).
+template <std::size_t kSize, std::size_t W>
+inline tile_reads pick_tile_reads(const std::byte* src, dim src_step) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if (kSize == 4 && W == 16 && (reinterpret_cast<std::uintptr_t>(src) | static_cast<std::uintptr_t>(src_step)) % 16 == 0)
+    return src_step % 4096 == 0 ? tile_reads::lines : tile_reads::blocks;
+#endif
+  (void)src;
+  (void)src_step;
+  return tile_reads::rows;
+}
+
+/// A whole W x W tile into destination rows of one line each, read as kReads says.
+/// @pre pick_tile_reads gave kReads
+template <std::size_t kSize, std::size_t W, tile_reads kReads, class Step>
+HWY_INLINE void transpose_tile_into_lines(const std::byte* src, Step src_step, std::byte* dst) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kReads != tile_reads::rows && kSize == 4 && W == 16) {
+    transpose_tile_by_blocks<kReads == tile_reads::lines>(src, src_step, dst, 64);
+    return;
+  }
+#endif
+  transpose_tile_even<kSize, W>(src, src_step, dst, 64, false, false);
 }
 
 /// Tiles stacked along the source rows whose destination rows, side by side, fill one
@@ -1091,10 +1181,17 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       const bool line_rows = W == 16 && kSize == 4 && row_w == 64 && !stream;
       const dim whole_rows = W < 16 || line_rows ? rows / w * w : 0, whole_cols = cols / w * w;
       if (line_rows) {
-        for (dim j = 0; j < whole_rows; j += w)
-          for (dim i = 0; i < whole_cols; i += w)
-            transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step, first + i * 64 + j * dim{kSize},
-                                          64, false, false);
+        const auto whole_tiles = [&](auto reads) {
+          for (dim j = 0; j < whole_rows; j += w)
+            for (dim i = 0; i < whole_cols; i += w)
+              transpose_tile_into_lines<kSize, W, decltype(reads)::value>(src + (j * src_row + i) * dim{kSize}, src_step,
+                                                                           first + i * 64 + j * dim{kSize});
+        };
+        switch (pick_tile_reads<kSize, W>(src, src_step)) {
+          case tile_reads::rows: whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{}); break;
+          case tile_reads::blocks: whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{}); break;
+          case tile_reads::lines: whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{}); break;
+        }
       } else {
         for (dim j = 0; j < whole_rows; j += w)
           for (dim i = j < narrow_rows ? narrow_cols : 0; i < whole_cols; i += w)
@@ -1143,13 +1240,12 @@ using transpose_block_fn = void (*)(const std::byte*, dim, std::byte*, const col
 
 /// The block transpose for elements of `size` bytes with the tile that wastes least on
 /// a block whose narrow side is `narrow` elements: the widest, or 8 or 4 lanes.
-/// `rows_share_sets`: in cache, the 16 rows a 16-lane tile of 32-bit elements loads or
-/// stores at once would share L1 sets, so 8-lane tiles take them 8 at a time: source
-/// rows a multiple of 4 KiB apart into destination rows of one line each (nchw ->
-/// nChw16c; see `aliased` in transpose_block), or destination rows a multiple of 2 KiB
-/// apart and farther apart than the source rows (nhwc -> nchw, nChw16c -> nchw). Not for
-/// longer destination rows in the first case: nchw -> nhwc with 64 channels in L2 on
-/// Zen 5 ran at 83 GB/s so, against 105 with 16-lane tiles.
+/// `rows_share_sets`: in cache, the 16 rows a 16-lane tile of 32-bit elements stores at
+/// once would share L1 sets, so 8-lane tiles take them 8 at a time: destination rows a
+/// multiple of 2 KiB apart and farther apart than the source rows (nhwc -> nchw, nChw16c
+/// -> nchw). (Source rows a multiple of 4 KiB apart into destination rows of one line
+/// each, nchw -> nChw16c, once went so too, in runs; 16-lane tiles that read the source
+/// line by line are now faster: see transpose_tile_by_blocks.)
 inline transpose_block_fn pick_transpose_block(std::size_t size, dim narrow, bool rows_share_sets = false) {
   const auto pick = [&]<std::size_t kSize>() -> transpose_block_fn {
     if constexpr (tile_lanes < 4) {
@@ -1452,11 +1548,10 @@ struct transpose_kernel {
   /// extent 1.
   /// The block transpose for plain blocks of rows J, columns I (and C).
   transpose_block_fn plain_block(const loop& J, const loop& I, const loop& C) const {
-    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const auto dsz = static_cast<dim>(dst_size);
     const dim columns = C.extent * I.extent;
-    const bool src_rows_share_sets = J.extent % 16 == 0 && (J.src_stride * ssz) % 4096 == 0 && I.dst_stride * dsz == 64;
-    const bool dst_rows_share_sets = J.extent >= 16 && I.dst_stride > J.src_stride && (I.dst_stride * dsz) % 2048 == 0;
-    const bool rows_share_sets = !stream && C.extent == 1 && (src_rows_share_sets || dst_rows_share_sets);
+    const bool rows_share_sets = !stream && C.extent == 1 && J.extent >= 16 && I.dst_stride > J.src_stride &&
+                                 (I.dst_stride * dsz) % 2048 == 0;
     return pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns, rows_share_sets);
   }
 
