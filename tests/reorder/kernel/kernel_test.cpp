@@ -607,25 +607,27 @@ TEST_CASE("transposes of many small blocks (nchw <-> nChw16c with few pixels) on
   check_cases(cases);
 }
 
-TEST_CASE("transposes of many blocks a tile wide and a few tiles long (nchw <-> nChw16c with 5 x 5 to 8 x 8 pixels) "
+TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> nChw16c with 3 x 3 to 8 x 8 pixels) "
           "on every target equal the reference",
           "[kernel]") {
-  // On AVX-512, blocks of 16 by 17 to 64 32-bit elements, either way round, go in whole
-  // tiles in one loop over the blocks, the last tile back at the edge; every long side
-  // from 15 to 66 (the ends of the range and past them), blocks back to back or a few
-  // elements apart, streamed and not.
+  // Blocks of 4 to 16 by up to 64 32-bit elements, either way round, go in whole tiles in
+  // one loop over the blocks, the last tile back at the edge, when the narrow side is a
+  // whole number of tiles; every long side from 3 to 66 (past the ends of the range on
+  // every target), blocks back to back or a few elements apart, streamed and not.
   std::mt19937_64 rng(61);
   std::vector<test_case> cases;
   for (const data_type t : {data_type::f32, data_type::s32}) {
-    for (dim n = 15; n <= 66; ++n) {
-      for (const bool long_rows : {false, true}) {
-        const dim rows = long_rows ? n : 16, cols = long_rows ? 16 : n;
-        const int v = static_cast<int>(n % 3);
-        const dim images = v == 0 ? 2 : v == 1 ? 3 : 5;
-        const dim gap = v == 1 ? 3 : 0;
-        cases.push_back(block_transpose_case(t, t, rows, cols, cols, rows, false, rng, images, cols * rows + gap,
-                                             rows * cols + gap));
-        if (n % 8 == 0) cases.push_back(block_transpose_case(t, t, rows, cols, cols, rows, true, rng, images));
+    for (const dim wide : {dim{4}, dim{8}, dim{12}, dim{16}}) {
+      for (dim n = 3; n <= 66; ++n) {
+        for (const bool long_rows : {false, true}) {
+          const dim rows = long_rows ? n : wide, cols = long_rows ? wide : n;
+          const int v = static_cast<int>(n % 3);
+          const dim images = v == 0 ? 2 : v == 1 ? 3 : 5;
+          const dim gap = v == 1 ? 3 : 0;
+          cases.push_back(block_transpose_case(t, t, rows, cols, cols, rows, false, rng, images, cols * rows + gap,
+                                               rows * cols + gap));
+          if (n % 8 == 0) cases.push_back(block_transpose_case(t, t, rows, cols, cols, rows, true, rng, images));
+        }
       }
     }
   }

@@ -840,9 +840,9 @@ HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim
 /// `count` blocks of `rows` x `cols` elements of kSize bytes in whole W x W tiles, inline,
 /// in one loop over the blocks (placed as in transpose_small_blocks): the last tile of a
 /// row or column goes back to end at the edge, and writes some of its neighbour's
-/// elements again, with the same values. For blocks a tile wide and a few tiles long
-/// (nchw <-> nChw16c with 5 x 5 to 8 x 8 pixels), where a block transpose per block
-/// costs as much as the block's two to four tiles.
+/// elements again, with the same values. For blocks a line wide and a few tiles long
+/// (nchw <-> nChw16c with 3 x 3 to 8 x 8 pixels), where a block transpose per block
+/// costs as much as the block's few tiles.
 /// @pre rows >= W, cols >= W; nothing but the elements is written (no padding)
 template <std::size_t kSize, std::size_t W>
 HWY_NOINLINE void transpose_short_blocks(const std::byte* src, dim src_step, dim src_block, std::byte* dst, dim dst_step,
@@ -1589,30 +1589,36 @@ struct transpose_kernel {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
     dim done = 0;
     if (plain && tile_plain != nullptr && L.extent > 0) {
-      // Small blocks: of at most a tile, or, in 8-lane tiles, a strip of at most two tiles
-      // of at most 8192 elements (the source in L1). In L2 on Zen 5, one thread, against a
-      // block transpose per block, GB/s: AVX-512, nchw -> nChw16c 1 x 7296 x 3 x 3 35 ->
-      // 168, nChw16c -> nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways; 1 x 16384 x
-      // 2 x 2, against interleaved loads or stores, 41 -> 95 and 25 -> 73. AVX2, nchw ->
-      // nChw16c and back: 1 x 1024 x 3 x 3 36 -> 72 and 42 -> 71, 5 x 5 83 -> 107 and 50 ->
-      // 101, 1 x 512 x 7 x 7 104 -> 127 and 114 -> 119, 1 x 256 x 16 x 16 134 -> 146 and 132
-      // -> 143. Larger blocks lost (1 x 128 x 28 x 28 144 -> 133), and so did blocks of
-      // several 16-lane tiles (AVX-512 1 x 1024 x 5 x 5 101 -> 83).
-      if constexpr (tile_lanes == 16) {
-        // Blocks a tile wide and up to four long: whole tiles (in L2 on Zen 5, one thread,
-        // against a block transpose per block, GB/s: nchw -> nChw16c 1 x 1024 x 5 x 5 93 ->
-        // 135, 1 x 512 x 6 x 6 93 -> 138, 1 x 512 x 7 x 7 111 -> 134, 1 x 256 x 8 x 8 131 ->
-        // 142; nChw16c -> nchw 98 -> 147, 107 -> 143, 118 -> 135, 132 -> 142; longer blocks
-        // gained nothing, 9 x 9 to 15 x 15)
+      if constexpr (tile_lanes >= 4) {
+        // Blocks a line of 32-bit elements wide at most (a whole number of tiles: 16 channels) and a
+        // few tiles long: whole tiles (in L2 on Zen 5, one thread, against a block transpose per
+        // block or, with 8 lanes, masked tiles, GB/s:
+        // - AVX-512, nchw -> nChw16c 1 x 1024 x 5 x 5 93 -> 135, 1 x 512 x 6 x 6 93 -> 138,
+        //   1 x 512 x 7 x 7 111 -> 134, 1 x 256 x 8 x 8 131 -> 142; nChw16c -> nchw 98 ->
+        //   147, 107 -> 143, 118 -> 135, 132 -> 142; 9 x 9 to 15 x 15 gained nothing;
+        // - AVX2, nchw -> nChw16c and back: 1 x 1024 x 3 x 3 +17 and +26 %, 5 x 5 +27 and
+        //   +15 %, 6 x 6 +34 and +25 %, 7 x 7 +11 and +8 %; 8 x 8 lost 7 %;
+        // - SSE4, 1 x 1024 x 3 x 3 29 -> 62 and 28 -> 52, 5 x 5 +10 and +71 %; 8 x 8 lost a
+        //   quarter.)
         constexpr auto W = static_cast<dim>(tile_lanes);
-        const auto short_side = [](dim n) { return n > W && n <= 4 * W; };
-        const bool short_blocks = (J.extent == W && short_side(I.extent)) || (I.extent == W && short_side(J.extent));
-        if (dst_size == 4 && C.extent == 1 && short_blocks && spare == 0 && !stream) {
+        constexpr dim longest = W == 16 ? 64 : W == 8 ? 56 : 32;
+        const auto fits = [](dim wide, dim along) { return wide % W == 0 && wide <= 16 && along > W && along <= longest; };
+        if (dst_size == 4 && C.extent == 1 && (fits(J.extent, I.extent) || fits(I.extent, J.extent)) && spare == 0 &&
+            !stream) {
           transpose_short_blocks<4, tile_lanes>(src, J.src_stride * 4, L.src_stride * 4, dst, I.dst_stride * 4,
                                                 L.dst_stride * 4, J.extent, I.extent, L.extent);
           return;
         }
       }
+      // Other small blocks, by masked rows: of at most a tile, or, in 8-lane tiles, a strip of at
+      // most two tiles of at most 8192 elements (the source in L1). In L2 on Zen 5, one thread,
+      // against a block transpose per block, GB/s: AVX-512, nchw -> nChw16c 1 x 7296 x 3 x 3 35 ->
+      // 168, nChw16c -> nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways; 1 x 16384 x 2 x 2,
+      // against interleaved loads or stores, 41 -> 95 and 25 -> 73. AVX2, nchw -> nChw16c and
+      // back: 1 x 1024 x 3 x 3 36 -> 72 and 42 -> 71, 5 x 5 83 -> 107 and 50 -> 101, 1 x 512 x 7 x
+      // 7 104 -> 127 and 114 -> 119, 1 x 256 x 16 x 16 134 -> 146 and 132 -> 143. Larger blocks
+      // lost (1 x 128 x 28 x 28 144 -> 133), and so did blocks of several 16-lane masked tiles
+      // (AVX-512 1 x 1024 x 5 x 5 101 -> 83).
       if constexpr (exact_masked_rows<4> && tile_lanes >= 8) {
         constexpr auto W = static_cast<dim>(tile_lanes);
         const bool small = W < 16 ? (J.extent <= 2 * W || I.extent <= 2 * W) && J.extent * I.extent <= 8192
