@@ -1597,7 +1597,7 @@ struct transpose_kernel {
         //   1 x 512 x 7 x 7 111 -> 134, 1 x 256 x 8 x 8 131 -> 142; nChw16c -> nchw 98 ->
         //   147, 107 -> 143, 118 -> 135, 132 -> 142; 9 x 9 to 15 x 15 gained nothing;
         // - AVX2, nchw -> nChw16c and back: 1 x 1024 x 3 x 3 +17 and +26 %, 5 x 5 +27 and
-        //   +15 %, 6 x 6 +34 and +25 %, 7 x 7 +11 and +8 %; 8 x 8 lost 7 %;
+        //   +15 %, 6 x 6 +34 and +25 %, 7 x 7 +5 and -5 %; 8 x 8 lost 7 % both ways;
         // - SSE4, 1 x 1024 x 3 x 3 29 -> 62 and 28 -> 52, 5 x 5 +10 and +71 %; 8 x 8 lost a
         //   quarter.)
         constexpr auto W = static_cast<dim>(tile_lanes);
