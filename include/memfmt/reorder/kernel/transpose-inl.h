@@ -403,10 +403,11 @@ enum class tile_reads { rows, blocks, lines };
 /// 1 x 256 x 14 x 14 127 -> 150). kLines: all 16 vectors at once, each source line read
 /// at once, for rows a multiple of 4 KiB apart: their 16 lines share one L1 set, and
 /// block by block, a line is evicted before its next block is read (1 x 64 x 32 x 32:
-/// 121 GB/s so, 135 line by line, 124 in 8-lane runs; without the aliasing, line by line
-/// is the slower: 1 x 64 x 16 x 66 175 -> 166, 1 x 128 x 16 x 32 161 -> 158).
-/// @pre src and src_step are multiples of 16 (a block that crosses a line costs twice:
-/// nchw -> nChw16c 1 x 512 x 7 x 7, rows of 196 bytes, 121 -> 111 GB/s)
+/// 121 GB/s so, 135 line by line, 124 to 130 in 8-lane runs; without the aliasing, line
+/// by line is the slower: 1 x 64 x 16 x 66 175 -> 166, 1 x 128 x 16 x 32 161 -> 158).
+/// @pre src and src_step are multiples of 16 (rows only 4-byte aligned, where some block
+/// loads cross a line, were mixed against whole rows: 1 x 1024 x 5 x 5 -17 %, 1 x 32 x 35
+/// x 35 +30 %)
 template <bool kLines, class Step>
 HWY_INLINE void transpose_tile_by_blocks(const std::byte* src, Step src_step, std::byte* dst, dim dst_step) {
   const DTile<16> du;
@@ -1590,9 +1591,9 @@ struct transpose_kernel {
     dim done = 0;
     if (plain && tile_plain != nullptr && L.extent > 0) {
       if constexpr (tile_lanes >= 4) {
-        // Blocks a line of 32-bit elements wide at most (a whole number of tiles: 16 channels) and a
-        // few tiles long: whole tiles (in L2 on Zen 5, one thread, against a block transpose per
-        // block or, with 8 lanes, masked tiles, GB/s:
+        // Blocks a line of 32-bit elements wide at most (a whole number of tiles: 16
+        // channels) and a few tiles long: whole tiles (in L2 on Zen 5, one thread, against
+        // a block transpose per block or, with 8 lanes, masked tiles, GB/s:
         // - AVX-512, nchw -> nChw16c 1 x 1024 x 5 x 5 93 -> 135, 1 x 512 x 6 x 6 93 -> 138,
         //   1 x 512 x 7 x 7 111 -> 134, 1 x 256 x 8 x 8 131 -> 142; nChw16c -> nchw 98 ->
         //   147, 107 -> 143, 118 -> 135, 132 -> 142; 9 x 9 to 15 x 15 gained nothing;
@@ -1610,15 +1611,16 @@ struct transpose_kernel {
           return;
         }
       }
-      // Other small blocks, by masked rows: of at most a tile, or, in 8-lane tiles, a strip of at
-      // most two tiles of at most 8192 elements (the source in L1). In L2 on Zen 5, one thread,
-      // against a block transpose per block, GB/s: AVX-512, nchw -> nChw16c 1 x 7296 x 3 x 3 35 ->
-      // 168, nChw16c -> nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways; 1 x 16384 x 2 x 2,
-      // against interleaved loads or stores, 41 -> 95 and 25 -> 73. AVX2, nchw -> nChw16c and
-      // back: 1 x 1024 x 3 x 3 36 -> 72 and 42 -> 71, 5 x 5 83 -> 107 and 50 -> 101, 1 x 512 x 7 x
-      // 7 104 -> 127 and 114 -> 119, 1 x 256 x 16 x 16 134 -> 146 and 132 -> 143. Larger blocks
-      // lost (1 x 128 x 28 x 28 144 -> 133), and so did blocks of several 16-lane masked tiles
-      // (AVX-512 1 x 1024 x 5 x 5 101 -> 83).
+      // Other small blocks, by masked rows: of at most a tile, or, in 8-lane tiles, a strip
+      // of at most two tiles of at most 8192 elements (the source in L1). In L2 on Zen 5, one
+      // thread, against a block transpose per block, GB/s: AVX-512, nchw -> nChw16c 1 x 7296
+      // x 3 x 3 35 -> 168, nChw16c -> nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways;
+      // 1 x 16384 x 2 x 2, against interleaved loads or stores, 41 -> 95 and 25 -> 73. AVX2,
+      // nchw -> nChw16c and back: 1 x 1024 x 3 x 3 36 -> 72 and 42 -> 71, 5 x 5 83 -> 107 and
+      // 50 -> 101, 1 x 512 x 7 x 7 104 -> 127 and 114 -> 119, 1 x 256 x 16 x 16 134 -> 146
+      // and 132 -> 143. Larger blocks lost (1 x 128 x 28 x 28 144 -> 133), and so did blocks
+      // of several 16-lane masked tiles (AVX-512 1 x 1024 x 5 x 5 101 -> 83). (On AVX2, 3 x 3
+      // to 7 x 7 now go in whole tiles, above.)
       if constexpr (exact_masked_rows<4> && tile_lanes >= 8) {
         constexpr auto W = static_cast<dim>(tile_lanes);
         const bool small = W < 16 ? (J.extent <= 2 * W || I.extent <= 2 * W) && J.extent * I.extent <= 8192
