@@ -6,9 +6,22 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string>
+
+namespace memfmt_test {
+/// The kernel paths taken since the last clear: the kernels' MEMFMT_KERNEL_PATH hook,
+/// defined here before memfmt is included (this test's only translation unit).
+inline std::set<std::string>& paths_taken() {
+  static std::set<std::string> taken;
+  return taken;
+}
+}  // namespace memfmt_test
+#define MEMFMT_KERNEL_PATH(name) ::memfmt_test::paths_taken().insert(name)
 
 #include "kernel_test_util.hpp"
 
@@ -23,30 +36,71 @@ std::string hex_bytes(const std::byte* p, std::size_t n) {
   return os.str();
 }
 
-/// Runs every case on every target; returns the targets whose kernels ran.
-std::set<std::int64_t> check_cases(const std::vector<test_case>& cases) {
+/// A destination: a copy of tc.dst_init, placed as tc.dst_line_offset says, between
+/// guard bytes that the kernels must leave alone.
+class placed_destination {
+ public:
+  explicit placed_destination(const test_case& tc) : size_(tc.dst_init.size()) {
+    if (tc.dst_line_offset < 0) {
+      storage_ = tc.dst_init;
+      return;
+    }
+    storage_.assign(size_ + 2 * guard, guard_byte);
+    const auto line_past = static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(storage_.data()) % 64);
+    first_ = (64 - line_past) % 64 + static_cast<std::size_t>(tc.dst_line_offset);
+    std::copy(tc.dst_init.begin(), tc.dst_init.end(), storage_.begin() + static_cast<std::ptrdiff_t>(first_));
+  }
+  std::byte* data() { return storage_.data() + first_; }
+  const std::byte* data() const { return storage_.data() + first_; }
+  bool operator==(const std::vector<std::byte>& expected) const {
+    const auto at = storage_.begin() + static_cast<std::ptrdiff_t>(first_);
+    const auto end = at + static_cast<std::ptrdiff_t>(size_);
+    return std::equal(at, end, expected.begin(), expected.end()) &&
+           std::all_of(storage_.begin(), at, [](std::byte b) { return b == guard_byte; }) &&
+           std::all_of(end, storage_.end(), [](std::byte b) { return b == guard_byte; });
+  }
+
+ private:
+  static constexpr std::size_t guard = 128;
+  static constexpr std::byte guard_byte{0x5a};
+  std::vector<std::byte> storage_;
+  std::size_t size_;
+  std::size_t first_ = 0;
+};
+
+/// The kernel targets that ran (Highway bits), each with the paths its kernels took.
+using paths_by_kernel = std::map<std::int64_t, std::set<std::string>>;
+
+/// Runs every case on every target; returns the targets whose kernels ran and the
+/// paths they took (printed with MEMFMT_TEST_PRINT_PATHS set in the environment).
+paths_by_kernel check_cases(const std::vector<test_case>& cases) {
   std::vector<std::vector<std::byte>> expected;
   expected.reserve(cases.size());
   for (const test_case& tc : cases) {
     expected.push_back(tc.dst_init);
     run_reference(bind(tc), tc.src.data(), expected.back().data());
   }
-  std::set<std::int64_t> ran;
+  paths_by_kernel ran;
   std::mt19937_64 rng(7);
   for_each_target([&](std::int64_t target) {
     const std::int64_t kernel = memfmt::detail::kernel_target_now();
-    ran.insert(kernel);
+    paths_taken().clear();
     int failures = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const test_case& tc = cases[i];
-      std::vector<std::byte> dst = tc.dst_init;
+      placed_destination dst(tc);
       run_in_chunks(bind(tc), tc.src.data(), dst.data(), rng);
       if (dst == expected[i]) continue;
       ++failures;
       if (failures > 5) continue;
       const std::size_t dsz = memfmt::data_type_size(tc.n.cvt.dst);
       std::size_t at = 0;
-      while (dst[at] == expected[i][at]) ++at;
+      while (at < expected[i].size() && dst.data()[at] == expected[i][at]) ++at;
+      if (at == expected[i].size()) {
+        FAIL_CHECK("target " << hwy::TargetName(target) << " (kernels " << hwy::TargetName(kernel)
+                             << "): " << tc.describe() << "\n  wrote outside the destination");
+        continue;
+      }
       at -= at % dsz;
       FAIL_CHECK("target " << hwy::TargetName(target) << " (kernels " << hwy::TargetName(kernel) << "): "
                            << tc.describe() << "\n  first difference at dst element " << at / dsz << ": got "
@@ -54,8 +108,32 @@ std::set<std::int64_t> check_cases(const std::vector<test_case>& cases) {
                            << hex_bytes(expected[i].data() + at, dsz));
     }
     CHECK(failures == 0);
+    ran[kernel].insert(paths_taken().begin(), paths_taken().end());
+    if (std::getenv("MEMFMT_TEST_PRINT_PATHS") != nullptr) {
+      std::printf("%s:", hwy::TargetName(kernel));
+      for (const std::string& p : paths_taken()) std::printf(" [%s]", p.c_str());
+      std::printf("\n");
+    }
   });
   return ran;
+}
+
+// Kernel targets, by what their kernels have (Highway bits).
+constexpr std::int64_t any_target = ~std::int64_t{0};
+constexpr std::int64_t avx512 = HWY_AVX3 | HWY_AVX3_DL;
+constexpr std::int64_t x86_simd = avx512 | HWY_AVX2 | HWY_SSE4 | HWY_SSSE3;
+constexpr std::int64_t with_tiles = x86_simd | HWY_EMU128;  // 4 or more 32-bit lanes
+
+/// Checks that, on each kernel target of `kernels` that ran, the cases took every path
+/// of `paths`: the paths a test is written for (see MEMFMT_KERNEL_PATH).
+void require_paths(const paths_by_kernel& ran, std::int64_t kernels, std::initializer_list<const char*> paths) {
+  for (const auto& [kernel, taken] : ran) {
+    if ((kernel & kernels) == 0) continue;
+    for (const char* path : paths) {
+      INFO("kernels " << hwy::TargetName(kernel) << ", path \"" << path << "\"");
+      CHECK(taken.count(path) == 1);
+    }
+  }
 }
 
 std::vector<test_case> make_cases(kernel_kind kind, int per_pair, std::uint64_t seed) {
@@ -120,11 +198,16 @@ void fold_columns(test_case& tc, data_type to, dim rows, dim cols, dim src_row, 
 }  // namespace
 
 TEST_CASE("copy kernel: every type pair on every target equals the reference", "[kernel]") {
-  check_cases(make_cases(kernel_kind::copy, 24, 1));
+  const paths_by_kernel ran = check_cases(make_cases(kernel_kind::copy, 24, 1));
+  require_paths(ran, any_target, {"fixed rows", "fixed rows, streamed", "rows", "rows in destination order"});
+  require_paths(ran, avx512, {"short rows, masked"});
 }
 
 TEST_CASE("transpose kernel: every type pair on every target equals the reference", "[kernel]") {
-  check_cases(make_cases(kernel_kind::transpose, 24, 2));
+  const paths_by_kernel ran = check_cases(make_cases(kernel_kind::transpose, 24, 2));
+  // with beta, converted rows go through f32 tiles; without, converted then transposed
+  require_paths(ran, with_tiles, {"converted then transposed", "f32 tiles, converted rows"});
+  require_paths(ran, HWY_SCALAR, {"scalar rows"});
 }
 
 TEST_CASE("gather kernel: every type pair on every target equals the reference", "[kernel]") {
@@ -284,7 +367,8 @@ TEST_CASE("transposes with a small packed side (nchw <-> nhwc, nChw8c, ...) on e
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"interleaved loads", "interleaved stores"});
 }
 
 TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked tiles fill whole lines) on every "
@@ -311,7 +395,8 @@ TEST_CASE("streamed transposes whose tile rows are shorter than a line (stacked 
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"stacks into lines, streamed", "bands of source rows, stacks"});
 }
 
 TEST_CASE("transposes of 8- and 16-bit elements in stacks (whole destination lines) on every target equal the "
@@ -352,7 +437,9 @@ TEST_CASE("transposes of 8- and 16-bit elements in stacks (whole destination lin
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, avx512, {"stacks into lines", "stacks down runs", "bands of source rows, stacks"});
+  require_paths(ran, HWY_AVX2 | HWY_SSE4, {"narrow stacks"});
 }
 
 TEST_CASE("transposes of 8- and 16-bit elements in cache to destination rows shorter than a line (tiles side by "
@@ -388,7 +475,8 @@ TEST_CASE("transposes of 8- and 16-bit elements in cache to destination rows sho
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, x86_simd, {"narrow strips"});
 }
 
 TEST_CASE("streamed transposes to destination rows farther apart than the source rows (bands of source rows) on "
@@ -417,7 +505,8 @@ TEST_CASE("streamed transposes to destination rows farther apart than the source
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"bands of source rows", "bands of source rows, stacks"});
 }
 
 TEST_CASE("transposes whose rows start inside a cache line (first rows or columns up to a line boundary on their "
@@ -448,7 +537,8 @@ TEST_CASE("transposes whose rows start inside a cache line (first rows or column
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"destination lead", "source lead"});
 }
 
 TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (tiles by row group over runs of "
@@ -476,7 +566,9 @@ TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles & ~avx512, {"stacks into lines, runs of columns"});
+  require_paths(ran, avx512, {"tiles into lines, read by lines"});
 }
 
 TEST_CASE("transposes in cache by row group over runs of columns: every edge of a tile, two tiles and a run, "
@@ -511,7 +603,8 @@ TEST_CASE("transposes in cache by row group over runs of columns: every edge of 
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"stacks into lines, runs of columns"});
 }
 
 TEST_CASE("transposes in cache of 32-bit elements into destination rows of one line (nchw -> nChw16c), source rows "
@@ -542,7 +635,11 @@ TEST_CASE("transposes in cache of 32-bit elements into destination rows of one l
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, avx512,
+                {"tiles into lines, read by rows", "tiles into lines, read by blocks", "tiles into lines, read by lines",
+                 "edge gathers"});
+  require_paths(ran, with_tiles & ~avx512, {"stacks into lines", "stacks into lines, runs of columns"});
 }
 
 TEST_CASE("transposes in cache to destination rows farther apart than the source rows (runs of source rows, "
@@ -576,7 +673,10 @@ TEST_CASE("transposes in cache to destination rows farther apart than the source
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"runs of source rows", "stacks down runs"});
+  require_paths(ran, HWY_AVX2 | HWY_SSE4, {"narrow stacks"});
+  require_paths(ran, avx512, {"edge scatters"});
 }
 
 TEST_CASE("transposes of many small blocks (nchw <-> nChw16c with few pixels) on every target equal the reference",
@@ -605,7 +705,8 @@ TEST_CASE("transposes of many small blocks (nchw <-> nChw16c with few pixels) on
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, avx512 | HWY_AVX2, {"small blocks"});
 }
 
 TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> nChw16c with 3 x 3 to 8 x 8 pixels) "
@@ -632,7 +733,8 @@ TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> 
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"short blocks"});
 }
 
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
@@ -673,7 +775,9 @@ TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> n
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target, {"rows back to back, by lines", "rows then zeros"});
+  require_paths(ran, x86_simd, {"whole lines, streamed"});
 }
 
 TEST_CASE("plain copies whose rows fill one line per pixel from several planes (nChw8c -> nChw16c), into a "
@@ -711,16 +815,17 @@ TEST_CASE("plain copies whose rows fill one line per pixel from several planes (
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target, {"a line per outer step"});
 }
 
 TEST_CASE("plain copies of rows followed by zeros up to 16, 32 or 64 bytes (the last channel block of nChw16c "
           "with 17 or 71 channels), streamed or not, on every target equal the reference",
           "[kernel]") {
   // Every row length below the span, so that a row is moved in one piece or in two
-  // overlapping ones; the spans back to back or farther apart, and images 16 bytes
-  // apart in the line, so that some spans start on a line whatever the buffer's own
-  // alignment.
+  // overlapping ones; the spans back to back or farther apart; images whole lines apart
+  // in a destination that starts on a line, or 16 bytes further apart, so that some
+  // spans start on a line whatever the buffer's own alignment.
   std::mt19937_64 rng(23);
   std::vector<test_case> cases;
   for (const data_type t : all_types) {
@@ -736,7 +841,11 @@ TEST_CASE("plain copies of rows followed by zeros up to 16, 32 or 64 bytes (the 
         const dim pixels = 1 + static_cast<dim>(rng() % 40);
         const dim src_pixel = row + static_cast<dim>(rng() % 3);
         const dim dst_pixel = span / size * (1 + static_cast<dim>(rng() % 2));
-        const dim images = 4, image = pixels * dst_pixel + 16 / size;
+        // every other row: images whole lines apart in a destination that starts on a line
+        // (as in nChw16c), else 16 bytes further apart
+        const bool on_lines = row % 4 < 2;
+        if (on_lines) tc.dst_line_offset = 0;
+        const dim images = 4, image = pixels * dst_pixel + (on_lines ? 64 * (row % 2) : 16) / size;
         n.nloops = 3;
         n.loops[0] = loop{images, pixels * src_pixel, image, 0};
         n.loops[1] = loop{pixels, src_pixel, dst_pixel, 0};
@@ -749,7 +858,9 @@ TEST_CASE("plain copies of rows followed by zeros up to 16, 32 or 64 bytes (the 
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, avx512, {"rows and zeros in a line, streamed", "rows then zeros"});
+  require_paths(ran, HWY_AVX2 | HWY_SSE4, {"rows into zeros", "rows into zeros, streamed lines"});
 }
 
 TEST_CASE("copies of short rows back to back along the outer loop, a run per inner row (the channel blocks "
@@ -802,7 +913,8 @@ TEST_CASE("copies of short rows back to back along the outer loop, a run per inn
       }
     }
   }
-  check_cases(cases);
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target, {"runs along the outer loop"});
 }
 
 TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[kernel]") {
@@ -819,9 +931,9 @@ TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[k
 
 TEST_CASE("the kernels of every target of this CPU run, AVX-512 included where the CPU has it", "[kernel]") {
   const std::int64_t cpu = hwy::SupportedTargets();
-  const std::set<std::int64_t> ran = check_cases(make_cases(kernel_kind::copy, 1, 6));
+  const paths_by_kernel ran = check_cases(make_cases(kernel_kind::copy, 1, 6));
   std::string names;
-  for (const std::int64_t t : ran) names += std::string(" ") + hwy::TargetName(t);
+  for (const auto& [t, paths] : ran) names += std::string(" ") + hwy::TargetName(t);
   std::printf("kernel targets exercised:%s\n", names.c_str());
   // Each target memfmt compiled and the CPU has ran (the baseline flags decide
   // what is compiled: with -mavx2 there is no SSE4 or scalar code to run).

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
+#include "memfmt/reorder/kernel/path.hpp"
 #include "memfmt/reorder/kernel/prefetch.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -204,6 +205,7 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
     // rows of whole aligned lines, written around the cache
     if (can_stream && stream && w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0 &&
         reinterpret_cast<std::uintptr_t>(dst) % 64 == 0) {
+      MEMFMT_KERNEL_PATH("whole lines, streamed");
       move_walk<B, can_stream>(src, dst, w, nothing);
       return;
     }
@@ -220,6 +222,7 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
     // the channel blocks of a pixel inside the pixels)
     if (w.dst_outer == static_cast<dim>(B) && w.outer >= per_line && w.inner > 1 && w.inner <= max_runs &&
         reinterpret_cast<std::uintptr_t>(dst) % B == 0 && w.dst_inner % static_cast<dim>(B) == 0) {
+      MEMFMT_KERNEL_PATH("runs along the outer loop");
       streamed([&](auto streaming) { move_across_runs<B, decltype(streaming)::value>(src, dst, w); });
       return;
     }
@@ -228,6 +231,7 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
     // are aligned (in a buffer 16 bytes into a line they still go a line at a time:
     // row by row was half as fast)
     if (w.dst_inner == static_cast<dim>(B) && w.inner == per_line && w.dst_outer == 64) {
+      MEMFMT_KERNEL_PATH("a line per outer step");
       const auto lines = [&](auto streaming) {
         for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += 64)
           move_rows<B, per_line, decltype(streaming)::value>(src, w.src_inner, dst, B);
@@ -244,6 +248,7 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
     // row per step), the partial lines at both ends of each run through the cache
     if (w.dst_inner == static_cast<dim>(B) && reinterpret_cast<std::uintptr_t>(dst) % B == 0 &&
         w.dst_outer % static_cast<dim>(B) == 0) {
+      MEMFMT_KERNEL_PATH("rows back to back, by lines");
       for (dim k = 0; k < w.outer; ++k, src += w.src_outer, dst += w.dst_outer) {
         dim lead = rows_to_line<B>(dst);
         if (lead > w.inner) lead = w.inner;
@@ -261,6 +266,7 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
       return;
     }
   }
+  MEMFMT_KERNEL_PATH(stream ? "fixed rows, streamed" : "fixed rows");
   if (stream) {
     // from memory, rows far apart: ask for the source rows a few rows ahead
     const dim ahead = 8 * w.src_inner;
@@ -438,6 +444,7 @@ struct copy_kernel {
         // 17 channels): built in a register and written around the cache
         if (stream && bytes + tail_bytes == 64 && reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 &&
             w.dst_outer % 64 == 0 && w.dst_inner % 64 == 0) {
+          MEMFMT_KERNEL_PATH("rows and zeros in a line, streamed");
           const hn::ScalableTag<std::uint8_t> d8;
           const auto first = hn::FirstN(d8, bytes);
           for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) {
@@ -450,15 +457,20 @@ struct copy_kernel {
       if constexpr (!exact_masked_bytes && !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR) {
         const bool lines = reinterpret_cast<std::uintptr_t>(dst) % 64 == 0 && w.dst_outer % 64 == 0 &&
                            w.dst_inner % 64 == 0;
-        switch (bytes + tail_bytes) {
+        const std::size_t span = bytes + tail_bytes;
+        if (span == 64 && stream && lines) {
+          MEMFMT_KERNEL_PATH("rows into zeros, streamed lines");
+          return copy_rows_into_zeros<64, true>(src, dst, w, bytes);
+        }
+        if (span == 16 || span == 32 || span == 64) MEMFMT_KERNEL_PATH("rows into zeros");
+        switch (span) {
           case 16: return copy_rows_into_zeros<16, false>(src, dst, w, bytes);
           case 32: return copy_rows_into_zeros<32, false>(src, dst, w, bytes);
-          case 64:
-            if (stream && lines) return copy_rows_into_zeros<64, true>(src, dst, w, bytes);
-            return copy_rows_into_zeros<64, false>(src, dst, w, bytes);
+          case 64: return copy_rows_into_zeros<64, false>(src, dst, w, bytes);
           default: break;
         }
       }
+      MEMFMT_KERNEL_PATH("rows then zeros");
       for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy_with_tail(d, s, bytes, tail_bytes); });
       return;
     }
@@ -470,6 +482,7 @@ struct copy_kernel {
       }
       const auto bytes = static_cast<std::size_t>(I.extent * dsz);
       if (bytes <= masked_bytes) {
+        MEMFMT_KERNEL_PATH("short rows, masked");
         for_each_row(src, dst, w, [&](const std::byte* s, std::byte* d) { copy_short(d, s, bytes); });
         return;
       }
@@ -478,6 +491,7 @@ struct copy_kernel {
     // tile_rows put the loop of runs inside (partial lines of a run stay together, for
     // the cache and for streaming stores); longer rows in source order
     const bool k_inside = K.dst_stride < J.dst_stride && I.extent * dsz < 64;
+    MEMFMT_KERNEL_PATH(k_inside ? "rows in destination order" : "rows");
     const loop& outer = k_inside ? J : K;
     const loop& inside = k_inside ? K : J;
     for (dim k = 0; k < outer.extent; ++k) {

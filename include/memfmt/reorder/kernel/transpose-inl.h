@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
+#include "memfmt/reorder/kernel/path.hpp"
 #include "memfmt/reorder/kernel/prefetch.hpp"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
 
@@ -595,6 +596,7 @@ HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::
 template <std::size_t kSize>
 HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim strips,
                                           dim cols) {
+  MEMFMT_KERNEL_PATH("narrow strips");
   constexpr dim line_cols = 64 / dim{kSize};
   if (side_by_side_cols<kSize> < line_cols && strips > 1) {
     _Pragma("GCC unroll 1") for (dim c0 = 0; c0 < cols; c0 += line_cols) {
@@ -815,6 +817,7 @@ HWY_INLINE void transpose_masked_tile(const std::byte* from, dim src_step, std::
 template <std::size_t W>
 HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim src_block, std::byte* dst, dim dst_step,
                                          dim dst_block, dim rows, dim cols, dim count) {
+  MEMFMT_KERNEL_PATH("small blocks");
   const DTile<W> du;
   constexpr auto w = static_cast<dim>(W);
   if (rows <= w && cols <= w) {
@@ -848,6 +851,7 @@ HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim
 template <std::size_t kSize, std::size_t W>
 HWY_NOINLINE void transpose_short_blocks(const std::byte* src, dim src_step, dim src_block, std::byte* dst, dim dst_step,
                                          dim dst_block, dim rows, dim cols, dim count) {
+  MEMFMT_KERNEL_PATH("short blocks");
   constexpr auto w = static_cast<dim>(W);
   for (dim b = 0; b < count; ++b) {
     const std::byte* from = src + b * src_block;
@@ -901,6 +905,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
   const dim dst_lead = lead(dst, one_period ? cols_at.inner_stride * dim{kSize}
                                             : std::gcd(cols_at.inner_stride, cols_at.outer_stride) * dim{kSize});
   if (dst_lead > 0 && rows - dst_lead >= w) {
+    MEMFMT_KERNEL_PATH("destination lead");
     column_map head = cols_at;
     head.spare = 0;  // rows follow its rows, not padding
     transpose_block<kSize, W>(src, src_row, dst, head, col0, dst_lead, cols, stream);
@@ -910,6 +915,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
   }
   const dim src_lead = lead(src, src_step);
   if (src_lead > 0 && cols - src_lead >= w) {
+    MEMFMT_KERNEL_PATH("source lead");
     transpose_block<kSize, W>(src, src_row, dst, cols_at, col0, rows, src_lead, stream);
     transpose_block<kSize, W>(src + src_lead * dim{kSize}, src_row, dst, cols_at, col0 + src_lead, rows, cols - src_lead,
                               stream);
@@ -945,6 +951,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         // -> 124)
         const hn::Full512<std::int32_t> di;
         if (!stream && cols - i <= 2 && rows - j >= w && src_row < (dim{1} << 26)) {
+          MEMFMT_KERNEL_PATH("edge gathers");
           const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<std::int32_t>(src_row)));
           const auto* from = reinterpret_cast<const std::int32_t*>(src) + j * src_row;
           for (dim c = i; c < cols; ++c) {
@@ -954,6 +961,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
           return;
         }
         if (!stream && rows - j <= 2 && cols - i >= w && cols_at.spare == 0 && cols_at.inner_stride < (dim{1} << 26)) {
+          MEMFMT_KERNEL_PATH("edge scatters");
           const auto index = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<std::int32_t>(cols_at.inner_stride)));
           auto* to = reinterpret_cast<std::int32_t*>(first + i * row_w);
           for (dim r = j; r < rows; ++r) {
@@ -1011,12 +1019,14 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
 #else
       constexpr dim run_step = stack;
 #endif
+      MEMFMT_KERNEL_PATH("runs of source rows");
       const dim run = std::max<dim>(24576 / src_step / run_step, 1) * run_step;
       for (dim j0 = 0; j0 < rows; j0 += run) {
         const dim j1 = rows - j0 < run ? rows : j0 + run;
         dim i = 0;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
         if constexpr (narrow_columns) {
+          if (cols >= 16) MEMFMT_KERNEL_PATH("narrow stacks");
           for (; i + 16 <= cols; i += 16) {
             dim j = j0;
             for (; j + run_step <= j1; j += run_step)
@@ -1032,6 +1042,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         for (; i < cols; i += w) {
           dim j = j0;
           if (stack_fits && cols - i >= w) {
+            if (j1 - j >= stack) MEMFMT_KERNEL_PATH("stacks down runs");
             // (with the step a constant, in L2 on Zen 5, one thread, nChw16c -> nchw: AVX2 1 x
             // 512 x 7 x 7 92 -> 111 GB/s, 1 x 128 x 28 x 28 126 -> 143; AVX-512, 8-lane
             // tiles, 1 x 64 x 32 x 32 114 -> 126)
@@ -1061,6 +1072,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // 64 x 256 x 256, GB/s: AVX-512 s8 nhwc -> nchw 15 -> 31, bf16 21 -> 60, s8 nChw16c
       // -> nchw 16 -> 64; AVX2 f32 nhwc -> nchw 26 -> 57, SSE4 19 -> 38).
       if (!stream) {
+        MEMFMT_KERNEL_PATH("column groups in cache");
         // In cache, the whole tiles of each column group go inline, and the partial ones
         // through `tile` (in L2 on Zen 5, one thread, 16-lane tiles against a call per
         // tile: nChw16c -> nchw 1 x 512 x 7 x 7 94 -> 115 GB/s, 1 x 256 x 14 x 14 113 ->
@@ -1078,6 +1090,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         return;
       }
       const bool stacks = stack_fits && row_w % 64 == 0 && reinterpret_cast<std::uintptr_t>(first) % 64 == 0;
+      MEMFMT_KERNEL_PATH(stacks ? "bands of source rows, stacks" : "bands of source rows");
       dim band = streamed_band_rows<kSize, W>(src_step);
       if (stacks) band = std::max<dim>(band / stack, 1) * stack;
       for (dim j0 = 0; j0 < rows; j0 += band) {
@@ -1124,6 +1137,9 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // against 16-lane tiles, 109 -> 116 to 121 GB/s; without the aliasing, the stacks
       // are faster: 64 x 30 x 30 on Zen 3, 6.9 us against 8.7).
       const bool aliased = !stream && src_step % 2048 == 0;
+      MEMFMT_KERNEL_PATH(stream    ? "stacks into lines, streamed"
+                         : aliased ? "stacks into lines, runs of columns"
+                                   : "stacks into lines");
       constexpr dim run = std::max<dim>(1024 / dim{kSize} / w, 2) * w;
       // the tiles of a run: destination rows `step` bytes apart (a constant for rows that
       // are single lines: with the step in a register, the stores' row pointers spill;
@@ -1190,6 +1206,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // apart than the source rows, above: 64 of them at once, 16 bytes at a time, share L1
       // sets when they are planes of 1 KiB; nhwc -> nchw s8 1 x 256 x 32 x 32 in L2 on Zen
       // 5: 36 -> 16 GB/s.)
+      MEMFMT_KERNEL_PATH("whole tiles");
       dim narrow_rows = 0, narrow_cols = 0;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
       if constexpr (kSize < 4 && W == tile_lanes) {
@@ -1214,9 +1231,18 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
                                                                            first + i * 64 + j * dim{kSize});
         };
         switch (pick_tile_reads<kSize, W>(src, src_step)) {
-          case tile_reads::rows: whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{}); break;
-          case tile_reads::blocks: whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{}); break;
-          case tile_reads::lines: whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{}); break;
+          case tile_reads::rows:
+            MEMFMT_KERNEL_PATH("tiles into lines, read by rows");
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{});
+            break;
+          case tile_reads::blocks:
+            MEMFMT_KERNEL_PATH("tiles into lines, read by blocks");
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{});
+            break;
+          case tile_reads::lines:
+            MEMFMT_KERNEL_PATH("tiles into lines, read by lines");
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{});
+            break;
         }
       } else {
         for (dim j = 0; j < whole_rows; j += w)
@@ -1239,6 +1265,7 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
   const bool lines = stack > w && (cols_at.inner_stride * dim{kSize}) % 64 == 0 &&
                      (cols_at.outer_stride * dim{kSize}) % 64 == 0 &&
                      (!stream || reinterpret_cast<std::uintptr_t>(dst) % 64 == 0);
+  MEMFMT_KERNEL_PATH(lines ? "several periods, stacks into lines" : "several periods");
   for (dim j0 = 0; j0 < rows; j0 += strip) {
     const dim j1 = rows - j0 < strip ? rows : j0 + strip;
     for (dim i = 0; i < cols; i += w) {
@@ -1444,6 +1471,7 @@ struct transpose_kernel {
     const dim mj = J.extent;
     const bool linear_scales = cvt->scales == nullptr || I.scale_stride == mj * J.scale_stride;
     if (mj >= 2 && mj <= 4 && I.dst_stride == mj && (plain || linear_scales)) {
+      MEMFMT_KERNEL_PATH("interleaved stores");
       dim done = 0;
       if (plain) {
         done = interleave(src, J.src_stride, dst, mj, I.extent);
@@ -1462,6 +1490,7 @@ struct transpose_kernel {
     // Few source columns, packed: src[j * m + i].
     const dim mi = I.extent;
     if (mi >= 2 && mi <= 4 && J.src_stride == mi) {
+      MEMFMT_KERNEL_PATH("interleaved loads");
       dim done = 0;
       if (plain) {
         done = deinterleave(src, dst, I.dst_stride, mi, J.extent);
@@ -1490,6 +1519,7 @@ struct transpose_kernel {
   void convert_region(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
                       dim j1, dim i0, dim i1, std::size_t level) const {
     if (j0 >= j1 || i0 >= i1) return;
+    if (level == 0) MEMFMT_KERNEL_PATH("f32 tiles, converted rows");
     if (level >= tile_levels) {
       scalar_part(src, dst, scales, J, I, j0, j1, i0, i1);
       return;
@@ -1531,6 +1561,7 @@ struct transpose_kernel {
   /// vectorise), which is then transposed as plain elements of that type.
   void convert_then_transpose(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I,
                               const loop& C) const {
+    MEMFMT_KERNEL_PATH("converted then transposed");
     constexpr dim chunk = 256;  // columns per strip
     constexpr auto W = static_cast<dim>(tile_lanes);
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
@@ -1655,6 +1686,7 @@ struct transpose_kernel {
         f(src + c * C.src_stride * ssz, dst + c * C.dst_stride * dsz, advance_scales(scales, c * C.scale_stride));
     };
     if (tile_plain == nullptr) {
+      MEMFMT_KERNEL_PATH("scalar rows");
       each_c([&](const std::byte* s, std::byte* d, const float* sc) {
         scalar_part(s, d, sc, J, I, 0, J.extent, 0, I.extent);
       });
