@@ -402,10 +402,11 @@ enum class tile_reads { rows, blocks, lines };
 /// faster still than that explains (nchw -> nChw16c in L2 on Zen 5, one thread, against
 /// transpose_tile_even, GB/s: 1 x 64 x 16 x 66 139 -> 175, 1 x 128 x 28 x 28 147 -> 175,
 /// 1 x 256 x 14 x 14 127 -> 150). kLines: all 16 vectors at once, each source line read
-/// at once, for rows a multiple of 4 KiB apart: their 16 lines share one L1 set, and
-/// block by block, a line is evicted before its next block is read (1 x 64 x 32 x 32:
-/// 121 GB/s so, 135 line by line, 124 to 130 in 8-lane runs; without the aliasing, line
-/// by line is the slower: 1 x 64 x 16 x 66 175 -> 166, 1 x 128 x 16 x 32 161 -> 158).
+/// at once, for rows a multiple of 4 KiB apart (the tiles left over from
+/// transpose_staged_tiles): their 16 lines share one L1 set, and block by block, a line
+/// is evicted before its next block is read (1 x 64 x 32 x 32: 121 GB/s so, 135 line by
+/// line, 124 to 130 in 8-lane runs; without the aliasing, line by line is the slower: 1
+/// x 64 x 16 x 66 175 -> 166, 1 x 128 x 16 x 32 161 -> 158).
 /// @pre src and src_step are multiples of 16 (rows only 4-byte aligned, where some block
 /// loads cross a line, were mixed against whole rows: 1 x 1024 x 5 x 5 -17 %, 1 x 32 x 35
 /// x 35 +30 %)
@@ -468,6 +469,50 @@ HWY_INLINE void transpose_tile_into_lines(const std::byte* src, Step src_step, s
   }
 #endif
   transpose_tile_even<kSize, W>(src, src_step, dst, 64, false, false);
+}
+
+/// Whole W x W tiles of a block into destination rows of one line each (`dst_step` 64),
+/// from source rows a multiple of 4 KiB apart (pick_tile_reads gave tile_reads::lines):
+/// on AVX-512, strips of 16 rows x 8 tiles go first into a buffer in L1 whose rows are
+/// 9 lines apart, each source row read as 8 consecutive lines; the strip's tiles then
+/// read the buffer row by row. Read from the source, a tile's 16 lines share one L1
+/// set (12 ways on Zen 5), and the lines of the next tiles evict each other before they
+/// are read. In L2 on Zen 5, one thread, against tiles read line by line, GB/s: nchw ->
+/// nChw16c 1 x 64 x 32 x 32 137 -> 178, 1 x 16 x 32 x 32 139 -> 152, 1 x 128 x 32 x 32
+/// 123 -> 143, 1 x 32 x 64 x 64 123 -> 137. (The buffer read by 128-bit blocks, whose
+/// loads then wait for the 64-byte stores: 128; strips of 4 tiles: 116; of 16 tiles, 17
+/// lines apart: 156 to 180. Rows that do not share sets, staged too: 1 x 128 x 28 x 28
+/// +10 %, 1 x 256 x 14 x 14 -11 %.)
+/// Returns the columns done: whole strips, from the first; the caller does the rest.
+/// @pre a row of tiles: W rows (destination rows of one line hold no more); cols a
+///      multiple of W; src and src_step multiples of 16
+template <std::size_t kSize, std::size_t W>
+HWY_NOINLINE dim transpose_staged_tiles(const std::byte* src, dim src_step, std::byte* dst, dim cols) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kSize == 4 && W == 16) {
+    constexpr dim strip = 8 * 16;                    // columns
+    constexpr dim buffer_step = strip * 4 + 64;      // bytes between the buffer's rows
+    HWY_ALIGN std::byte buffer[16 * buffer_step];    // 9 KiB
+    const DTile<16> du;
+    const dim strips = cols / strip;
+    for (dim s = 0; s < strips; ++s) {
+      const std::byte* from = src + s * strip * 4;
+      MEMFMT_UNROLL
+      for (std::size_t r = 0; r < 16; ++r) {
+        MEMFMT_UNROLL
+        for (std::size_t c = 0; c < 8; ++c) {
+          const auto* line = reinterpret_cast<const std::uint32_t*>(from + static_cast<dim>(r) * src_step) + 16 * c;
+          hn::Store(hn::LoadU(du, line), du, reinterpret_cast<std::uint32_t*>(buffer + r * buffer_step) + 16 * c);
+        }
+      }
+      for (dim c = 0; c < 8; ++c)
+        transpose_tile_even<4, 16>(buffer + c * 64, buffer_step, dst + (s * strip + c * 16) * 64, 64, false, false);
+    }
+    return strips * strip;
+  }
+#endif
+  (void)src, (void)src_step, (void)dst, (void)cols;
+  return 0;
 }
 
 /// Tiles stacked along the source rows whose destination rows, side by side, fill one
@@ -1224,25 +1269,29 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       const bool line_rows = W == 16 && kSize == 4 && row_w == 64 && !stream;
       const dim whole_rows = W < 16 || line_rows ? rows / w * w : 0, whole_cols = cols / w * w;
       if (line_rows) {
-        const auto whole_tiles = [&](auto reads) {
+        const auto whole_tiles = [&](auto reads, dim from_col) {
           for (dim j = 0; j < whole_rows; j += w)
-            for (dim i = 0; i < whole_cols; i += w)
+            for (dim i = from_col; i < whole_cols; i += w)
               transpose_tile_into_lines<kSize, W, decltype(reads)::value>(src + (j * src_row + i) * dim{kSize}, src_step,
                                                                            first + i * 64 + j * dim{kSize});
         };
         switch (pick_tile_reads<kSize, W>(src, src_step)) {
           case tile_reads::rows:
             MEMFMT_KERNEL_PATH("tiles into lines, read by rows");
-            whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{});
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{}, 0);
             break;
           case tile_reads::blocks:
             MEMFMT_KERNEL_PATH("tiles into lines, read by blocks");
-            whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{});
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{}, 0);
             break;
-          case tile_reads::lines:
-            MEMFMT_KERNEL_PATH("tiles into lines, read by lines");
-            whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{});
+          case tile_reads::lines: {
+            // strips staged in L1, the columns left over line by line
+            const dim staged = whole_rows == w ? transpose_staged_tiles<kSize, W>(src, src_step, first, whole_cols) : 0;
+            if (staged > 0) MEMFMT_KERNEL_PATH("tiles into lines, staged");
+            if (staged < whole_cols) MEMFMT_KERNEL_PATH("tiles into lines, read by lines");
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{}, staged);
             break;
+          }
         }
       } else {
         for (dim j = 0; j < whole_rows; j += w)
