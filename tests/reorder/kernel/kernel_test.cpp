@@ -568,7 +568,32 @@ TEST_CASE("transposes in cache whose source rows are a multiple of 2 KiB apart (
   }
   const paths_by_kernel ran = check_cases(cases);
   require_paths(ran, with_tiles & ~avx512, {"stacks into lines, runs of columns"});
-  require_paths(ran, avx512, {"tiles into lines, staged", "tiles into lines, read by lines"});
+  require_paths(ran, avx512, {"whole tiles, staged", "tiles into lines, read by lines"});
+}
+
+TEST_CASE("transposes in cache whose source rows are a multiple of 4 KiB apart into rows farther than a line "
+          "apart (nchw -> nhwc with planes of 32 x 32) on every target equal the reference",
+          "[kernel]") {
+  // On AVX-512 the whole 16-lane tiles of 32-bit elements go through a buffer in L1 in
+  // strips of 8 tiles, the rest tile by tile: rows with every remainder of a tile,
+  // columns past one and two strips with remainders of a tile and of a strip, source
+  // rows 4 and 8 KiB apart, destination rows packed, a line apart or padded to zeros.
+  std::mt19937_64 rng(71);
+  std::vector<test_case> cases;
+  for (const data_type t : {data_type::f32, data_type::s32}) {
+    for (const dim rows : {dim{16}, dim{17}, dim{31}, dim{48}, dim{64}}) {
+      for (const dim cols : {dim{127}, dim{128}, dim{129}, dim{144}, dim{255}, dim{256}, dim{300}}) {
+        const int v = static_cast<int>((rows + cols) % 3);
+        const dim src_row = 1024 * (1 + static_cast<dim>(rng() % 2));
+        const dim dst_row = v == 0 ? rows : v == 1 ? (rows + 15) / 16 * 16 + 16 : rows + 5;
+        test_case tc = block_transpose_case(t, t, rows, cols, src_row, dst_row, false, rng);
+        if (v == 2) tc.n.zero_tail = 5;  // zeros after each destination row
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, avx512, {"whole tiles, staged"});
 }
 
 TEST_CASE("transposes in cache by row group over runs of columns: every edge of a tile, two tiles and a run, "
@@ -637,7 +662,7 @@ TEST_CASE("transposes in cache of 32-bit elements into destination rows of one l
   }
   const paths_by_kernel ran = check_cases(cases);
   require_paths(ran, avx512,
-                {"tiles into lines, read by rows", "tiles into lines, read by blocks", "tiles into lines, staged",
+                {"tiles into lines, read by rows", "tiles into lines, read by blocks", "whole tiles, staged",
                  "tiles into lines, read by lines", "edge gathers"});
   require_paths(ran, with_tiles & ~avx512, {"stacks into lines", "stacks into lines, runs of columns"});
 }

@@ -471,23 +471,26 @@ HWY_INLINE void transpose_tile_into_lines(const std::byte* src, Step src_step, s
   transpose_tile_even<kSize, W>(src, src_step, dst, 64, false, false);
 }
 
-/// Whole W x W tiles of a block into destination rows of one line each (`dst_step` 64),
-/// from source rows a multiple of 4 KiB apart (pick_tile_reads gave tile_reads::lines):
-/// on AVX-512, strips of 16 rows x 8 tiles go first into a buffer in L1 whose rows are
-/// 9 lines apart, each source row read as 8 consecutive lines; the strip's tiles then
-/// read the buffer row by row. Read from the source, a tile's 16 lines share one L1
-/// set (12 ways on Zen 5), and the lines of the next tiles evict each other before they
-/// are read. In L2 on Zen 5, one thread, against tiles read line by line, GB/s: nchw ->
-/// nChw16c 1 x 64 x 32 x 32 137 -> 178, 1 x 16 x 32 x 32 139 -> 152, 1 x 128 x 32 x 32
-/// 123 -> 143, 1 x 32 x 64 x 64 123 -> 137. (The buffer read by 128-bit blocks, whose
-/// loads then wait for the 64-byte stores: 128; strips of 4 tiles: 116; of 16 tiles, 17
-/// lines apart: 156 to 180. Rows that do not share sets, staged too: 1 x 128 x 28 x 28
-/// +10 %, 1 x 256 x 14 x 14 -11 %.)
+/// A row of whole W x W tiles of 32-bit elements from source rows a multiple of 4 KiB
+/// apart, which share one L1 set (planes of 32 x 32 f32), into destination rows
+/// `dst_step` bytes apart: on AVX-512, strips of 16 rows x 8 tiles go first into a
+/// buffer in L1 whose rows are 9 lines apart, each source row read as 8 consecutive
+/// lines; the strip's tiles then read the buffer row by row. Read from the source, a
+/// tile's 16 lines share a set (of 12 ways on Zen 5), and the lines of the next tiles
+/// evict each other before they are read. In L2 on Zen 5, one thread, GB/s: nchw ->
+/// nChw16c, against tiles read line by line, 1 x 64 x 32 x 32 137 -> 178, 1 x 16 x 32 x
+/// 32 139 -> 152, 1 x 128 x 32 x 32 123 -> 143, 1 x 32 x 64 x 64 123 -> 137; nchw -> nhwc
+/// 1 x 64 x 32 x 32 107 -> 130, 1 x 32 x 64 x 64 107 -> 122, 1 x 128 x 32 x 32 +5 %. (The
+/// buffer read by 128-bit blocks, whose loads then wait for the 64-byte stores: 128;
+/// strips of 4 tiles: 116; of 16 tiles, 17 lines apart: 156 to 180. Rows that do not
+/// share sets, staged too: nchw -> nChw16c 1 x 128 x 28 x 28 +10 %, 1 x 256 x 14 x 14 -11
+/// %. From memory, streamed, 16 x 64 x 256 x 256: 40 -> 26.)
+/// `dst_step` may be a std::integral_constant: destination rows of one line each
+/// (nchw -> nChw16c) then need no pointers (a step in a register: 183 -> 143 to 152).
 /// Returns the columns done: whole strips, from the first; the caller does the rest.
-/// @pre a row of tiles: W rows (destination rows of one line hold no more); cols a
-///      multiple of W; src and src_step multiples of 16
-template <std::size_t kSize, std::size_t W>
-HWY_NOINLINE dim transpose_staged_tiles(const std::byte* src, dim src_step, std::byte* dst, dim cols) {
+/// @pre cols is a multiple of W
+template <std::size_t kSize, std::size_t W, class Step>
+HWY_NOINLINE dim transpose_staged_tiles(const std::byte* src, dim src_step, std::byte* dst, Step dst_step, dim cols) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (kSize == 4 && W == 16) {
     constexpr dim strip = 8 * 16;                    // columns
@@ -506,12 +509,13 @@ HWY_NOINLINE dim transpose_staged_tiles(const std::byte* src, dim src_step, std:
         }
       }
       for (dim c = 0; c < 8; ++c)
-        transpose_tile_even<4, 16>(buffer + c * 64, buffer_step, dst + (s * strip + c * 16) * 64, 64, false, false);
+        transpose_tile_even<4, 16>(buffer + c * 64, buffer_step, dst + (s * strip + c * 16) * dst_step, dst_step, false,
+                                   false);
     }
     return strips * strip;
   }
 #endif
-  (void)src, (void)src_step, (void)dst, (void)cols;
+  (void)src, (void)src_step, (void)dst, (void)dst_step, (void)cols;
   return 0;
 }
 
@@ -1268,7 +1272,23 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       // 107 -> 111).
       const bool line_rows = W == 16 && kSize == 4 && row_w == 64 && !stream;
       const dim whole_rows = W < 16 || line_rows ? rows / w * w : 0, whole_cols = cols / w * w;
-      if (line_rows) {
+      // source rows a multiple of 4 KiB apart: strips of 16-lane tiles through L1 first
+      dim staged_rows = 0, staged_cols = 0;
+      if (W == 16 && kSize == 4 && !stream && src_step % 4096 == 0) {
+        for (; staged_rows + w <= rows; staged_rows += w) {
+          const std::byte* from = src + staged_rows * src_step;
+          std::byte* to = first + staged_rows * dim{kSize};
+          staged_cols = line_rows ? transpose_staged_tiles<kSize, W>(from, src_step, to, std::integral_constant<dim, 64>{},
+                                                                     whole_cols)
+                                  : transpose_staged_tiles<kSize, W>(from, src_step, to, row_w, whole_cols);
+        }
+        if (staged_cols > 0) {
+          MEMFMT_KERNEL_PATH("whole tiles, staged");
+        } else {
+          staged_rows = 0;
+        }
+      }
+      if (line_rows && staged_cols < whole_cols) {
         const auto whole_tiles = [&](auto reads, dim from_col) {
           for (dim j = 0; j < whole_rows; j += w)
             for (dim i = from_col; i < whole_cols; i += w)
@@ -1278,29 +1298,27 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
         switch (pick_tile_reads<kSize, W>(src, src_step)) {
           case tile_reads::rows:
             MEMFMT_KERNEL_PATH("tiles into lines, read by rows");
-            whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{}, 0);
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::rows>{}, staged_cols);
             break;
           case tile_reads::blocks:
             MEMFMT_KERNEL_PATH("tiles into lines, read by blocks");
-            whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{}, 0);
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::blocks>{}, staged_cols);
             break;
-          case tile_reads::lines: {
-            // strips staged in L1, the columns left over line by line
-            const dim staged = whole_rows == w ? transpose_staged_tiles<kSize, W>(src, src_step, first, whole_cols) : 0;
-            if (staged > 0) MEMFMT_KERNEL_PATH("tiles into lines, staged");
-            if (staged < whole_cols) MEMFMT_KERNEL_PATH("tiles into lines, read by lines");
-            whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{}, staged);
+          case tile_reads::lines:  // the columns left of the staged strips
+            MEMFMT_KERNEL_PATH("tiles into lines, read by lines");
+            whole_tiles(std::integral_constant<tile_reads, tile_reads::lines>{}, staged_cols);
             break;
-          }
         }
-      } else {
+      } else if (!line_rows) {
         for (dim j = 0; j < whole_rows; j += w)
           for (dim i = j < narrow_rows ? narrow_cols : 0; i < whole_cols; i += w)
             transpose_tile_even<kSize, W>(src + (j * src_row + i) * dim{kSize}, src_step,
                                           first + i * row_w + j * dim{kSize}, row_w, stream, tile_prefetch);
       }
       for (dim j = 0; j < rows; j += w)
-        for (dim i = std::max(j < whole_rows ? whole_cols : 0, j < narrow_rows ? narrow_cols : 0); i < cols; i += w)
+        for (dim i = std::max({j < whole_rows ? whole_cols : 0, j < narrow_rows ? narrow_cols : 0,
+                               j < staged_rows ? staged_cols : 0});
+             i < cols; i += w)
           tile(j, i);
     }
     return;
