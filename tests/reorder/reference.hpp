@@ -118,6 +118,7 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
                                              : attr.dst_scales.values[static_cast<std::size_t>(
                                                    masked_row_major(src.get_dims(), i, attr.dst_scales.mask))];
     scale = ds == 1.f ? ss : ss / ds;
+    if (c.beta != 0.f && ds != 1.f) e.beta = c.beta / ds;  // the destination scale divides beta * dst too
     if (per_element) {
       e.scales = &scale;
     } else {

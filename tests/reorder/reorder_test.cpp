@@ -165,8 +165,11 @@ TEST_CASE("strided and submemory views", "[reorder]") {
   zero_points.dst_zero_point = -4;
   check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s32, dims{300, 1, 70, 7}), zero_points);
   check(desc(shape, data_type::u8, dims{200, 40, 9, 2}), desc(shape, data_type::f32, "nchw"), zero_points);
-  // broadcast source (stride 0)
+  // broadcast source (stride 0), also along the rows of a transpose
   check(desc(shape, data_type::f32, dims{0, 12, 3, 1}), desc(shape, data_type::f32, "nhwc"));
+  check(desc({4, 3}, data_type::f32, dims{1, 0}), desc({4, 3}, data_type::f32, "aB4b"));
+  check(desc({64, 3}, data_type::s32, dims{1, 0}), desc({64, 3}, data_type::s32, "BA16a64b"));
+  check(desc({5, 2, 4}, data_type::bf16, dims{8, 0, 1}), desc({5, 2, 4}, data_type::bf16, "ABc16a16b"));
   // a view of channels 16..31 of a blocked tensor, into a plain tensor and back
   const desc parent({2, 40, 3, 3}, data_type::f32, "nChw16c");
   const desc view = parent.submemory_desc({2, 16, 3, 3}, {0, 16, 0, 0});
@@ -223,6 +226,40 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
   sum.src_scales = {0, {2.f}};
   sum.dst_zero_point = 1;
   check(desc(shape, data_type::s8, "nchw"), desc(shape, data_type::s8, "nchw"), sum);
+}
+
+TEST_CASE("sum with destination scales: dst = (s_src * x + beta * dst) / s_dst, per index too",
+          "[reorder][attr]") {
+  // Against the contract itself, not the reference's arithmetic: powers of two and small
+  // integers, so that every step is exact in f32 and the formula has one answer.
+  const dims shape{2, 3, 4, 5};
+  const desc src(shape, data_type::f32, "nchw"), dst(shape, data_type::f32, "nhwc");
+  std::vector<float> in(static_cast<std::size_t>(src.get_size() / 4)), old(static_cast<std::size_t>(dst.get_size() / 4));
+  for (std::size_t k = 0; k < in.size(); ++k) in[k] = static_cast<float>(static_cast<int>(k % 13) - 6);
+  for (std::size_t k = 0; k < old.size(); ++k) old[k] = static_cast<float>(static_cast<int>(k % 7) - 3);
+  const float dst_scales_per_channel[] = {0.5f, 2.f, 4.f};
+  for (const bool per_channel : {false, true}) {
+    for (const bool per_channel_src : {false, true}) {
+      reorder_attr attr;
+      attr.sum_beta = 0.5f;
+      attr.src_zero_point = 0;
+      attr.dst_zero_point = 0;
+      attr.src_scales = per_channel_src ? memfmt::scales{1 << 1, {2.f, 0.25f, 1.f}} : memfmt::scales{0, {2.f}};
+      attr.dst_scales = per_channel ? memfmt::scales{1 << 1, {0.5f, 2.f, 4.f}} : memfmt::scales{0, {4.f}};
+      std::vector<float> out = old;
+      reorder(src, dst, attr).execute(in.data(), out.data());
+      for_each_index(shape, [&](const dims& i) {
+        const float s_src = attr.src_scales.values[per_channel_src ? static_cast<std::size_t>(i[1]) : 0];
+        const float s_dst = per_channel ? dst_scales_per_channel[i[1]] : 4.f;
+        const double x = in[static_cast<std::size_t>(src.offset(i))];
+        const double before = old[static_cast<std::size_t>(dst.offset(i))];
+        const double expected = (s_src * x + 0.5 * before) / s_dst;
+        INFO("per-channel dst scales " << per_channel << ", src scales " << per_channel_src << ", index " << i[0]
+                                       << ' ' << i[1] << ' ' << i[2] << ' ' << i[3]);
+        CHECK(out[static_cast<std::size_t>(dst.offset(i))] == static_cast<float>(expected));
+      });
+    }
+  }
 }
 
 // The compensation after the data, recomputed from the quantized weights the reorder

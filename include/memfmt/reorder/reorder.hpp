@@ -249,6 +249,16 @@ class reorder {
         scale_strides = row_major_strides(mask);
         combine_scales(mask);
       }
+      // the destination scale divides beta * dst too: beta / s_dst, as oneDNN 2.6 computes
+      // the sum scale of the same reorder
+      if (cvt.beta != 0.f && !attr_.dst_scales.empty()) {
+        if (attr_.dst_scales.mask == 0) {
+          const float t = attr_.dst_scales.values[0];
+          if (t != 1.f) cvt.beta = cvt.beta / t;
+        } else {
+          sum_betas_ = per_index_betas(mask);
+        }
+      }
     }
     // s32 with zero points and nothing else: exact integer arithmetic, as oneDNN does
     // (through f32, s32 values beyond 2^24 would round)
@@ -257,7 +267,9 @@ class reorder {
                            plan_.scales.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     std::vector<detail::placed_nest> nests;
     // (the integer path writes padding with its own zero fills)
-    elementwise_ = !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_);
+    // (a beta per index, with per-index destination scales, runs element by element: the
+    // kernels take one beta)
+    elementwise_ = !sum_betas_.empty() || !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_);
     // a destination that will not be read back from the last-level cache is written around
     // it (whole aligned vectors only; results are the same): the source passes through the
     // cache too, so once both do not fit, the first destination lines are gone before the
@@ -306,6 +318,26 @@ class reorder {
       const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[static_cast<std::size_t>(di)];
       plan_.scales[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
     }
+  }
+
+  /// beta / s_dst per index of the union `mask` of both scales' masks (indexed as
+  /// combine_scales indexes plan_.scales).
+  std::vector<float> per_index_betas(int mask) const {
+    const int n = src_.get_ndims();
+    const dims all = row_major_strides(mask);
+    const dims dst_strides = row_major_strides(attr_.dst_scales.mask);
+    std::vector<float> betas(plan_.scales.size());
+    for (std::size_t k = 0; k < betas.size(); ++k) {
+      dim rest = static_cast<dim>(k), di = 0;
+      for (int d = 0; d < n; ++d)
+        if (all[d] != 0) {
+          di += rest / all[d] * dst_strides[d];
+          rest %= all[d];
+        }
+      const float t = attr_.dst_scales.values[static_cast<std::size_t>(di)];
+      betas[k] = t == 1.f ? attr_.sum_beta : attr_.sum_beta / t;
+    }
+    return betas;
   }
 
   static std::int64_t load_integer(data_type dt, const unsigned char* p) noexcept {
@@ -371,6 +403,7 @@ class reorder {
         for (int d = 0; d < n; ++d) scale_index += index[d] * scale_strides_[d];
         detail::conversion cvt = cvt_;
         if (!plan_.scales.empty()) cvt.scales = plan_.scales.data();
+        if (!sum_betas_.empty()) cvt.beta = sum_betas_[static_cast<std::size_t>(scale_index)];
         detail::convert_element(cvt, src + src_.offset(index) * src_size_, out, cvt.scales + scale_index);
       } else {
         std::memset(out, 0, static_cast<std::size_t>(dst_size_));
@@ -446,6 +479,9 @@ class reorder {
   bound_nests plan_;
   detail::conversion cvt_;
   dims scale_strides_;
+  /// beta / s_dst per index of scale_strides_, with per-index destination scales and a
+  /// sum (element-wise plans only); empty otherwise (the conversion's beta holds it)
+  std::vector<float> sum_betas_;
 };
 
 }  // namespace memfmt

@@ -942,6 +942,27 @@ TEST_CASE("copies of short rows back to back along the outer loop, a run per inn
   require_paths(ran, any_target, {"runs along the outer loop"});
 }
 
+TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {
+  // Every row of the block is the same source row, as a source stride of 0 gives: the
+  // kernels that size their work by the distance between source rows must not divide
+  // by it. Rows up to several runs, columns with every remainder of a tile, destination
+  // rows packed, a line apart or farther.
+  std::mt19937_64 rng(73);
+  std::vector<test_case> cases;
+  for (const data_type t : all_types) {
+    for (const dim rows : {dim{1}, dim{5}, dim{16}, dim{33}, dim{300}}) {
+      for (const dim cols : {dim{1}, dim{3}, dim{4}, dim{17}, dim{40}, dim{130}}) {
+        const dim line = 64 / static_cast<dim>(memfmt::data_type_size(t));
+        for (const dim dst_row : {rows, (rows + line - 1) / line * line, rows + 2 * line + 1}) {
+          test_case tc = block_transpose_case(t, t, rows, cols, 0, dst_row, false, rng, 2, 0, cols);
+          cases.push_back(std::move(tc));
+        }
+      }
+    }
+  }
+  check_cases(cases);
+}
+
 TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[kernel]") {
   // The plan should never do this; the kernels fall back to strided rows.
   std::mt19937_64 rng(5);

@@ -53,7 +53,7 @@ struct conversion {
   data_type src = data_type::undef, dst = data_type::undef;
   float alpha = 1.f;              ///< common scale (src_scale / dst_scale combined)
   const float* scales = nullptr;  ///< optional per-element factor, indexed by sum(idx * scale_stride); multiplies alpha
-  float beta = 0.f;               ///< sum: dst = ... + beta * dst_old
+  float beta = 0.f;               ///< sum: dst = ... + beta * dst_old (the plan's beta / s_dst)
   std::int32_t src_zero_point = 0, dst_zero_point = 0;
 
   /// Same type and no arithmetic: the kernels copy bytes, bit-exactly (NaN payloads,

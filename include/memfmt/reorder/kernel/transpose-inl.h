@@ -1069,7 +1069,8 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       constexpr dim run_step = stack;
 #endif
       MEMFMT_KERNEL_PATH("runs of source rows");
-      const dim run = std::max<dim>(24576 / src_step / run_step, 1) * run_step;
+      // (source rows 0 apart, a broadcast source, take the longest run)
+      const dim run = std::max<dim>(24576 / std::max<dim>(src_step, 1) / run_step, 1) * run_step;
       for (dim j0 = 0; j0 < rows; j0 += run) {
         const dim j1 = rows - j0 < run ? rows : j0 + run;
         dim i = 0;
