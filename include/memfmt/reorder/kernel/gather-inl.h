@@ -29,7 +29,10 @@ HWY_INLINE void gather_u32(const std::byte* src, const std::int32_t* HWY_RESTRIC
   const auto N = static_cast<dim>(hn::Lanes(du));
   const auto* s = reinterpret_cast<const std::uint32_t*>(src);
   dim k = 0;
-  for (; k + N <= n; k += N) hn::StoreU(hn::GatherIndex(du, s, hn::LoadU(di, offsets + k)), du, out + k);
+  // (a source not aligned to 4 bytes: Highway's 128-bit gathers load the lanes as typed
+  // elements, which such a source does not hold)
+  if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0)
+    for (; k + N <= n; k += N) hn::StoreU(hn::GatherIndex(du, s, hn::LoadU(di, offsets + k)), du, out + k);
   for (; k < n; ++k) std::memcpy(out + k, src + std::ptrdiff_t{offsets[k]} * 4, 4);
 }
 

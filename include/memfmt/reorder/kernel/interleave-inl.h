@@ -34,8 +34,8 @@ template <class T>
 void interleave_pieces(const T* src, T* dst, dim m, dim o, dim pieces) {
   for (dim p = 0; p < pieces; ++p, src += m * o, dst += m * o) {
     const dim done = interleave_rows(hn::CappedTag<T, 16>(), src, o, dst, m, o);
-    for (dim i = done; i < o; ++i)
-      for (dim j = 0; j < m; ++j) dst[i * m + j] = src[j * o + i];
+    for (dim i = done; i < o; ++i)  // (memcpy: buffers need not be aligned to T)
+      for (dim j = 0; j < m; ++j) std::memcpy(dst + i * m + j, src + j * o + i, sizeof(T));
   }
 }
 
