@@ -53,16 +53,16 @@ struct test_case {
   std::vector<std::byte> dst_init;
   std::vector<float> scales;
   std::vector<std::int32_t> gather_src, gather_scale;  ///< the gather kind's tables
-  /// Where in a cache line the destination starts, in bytes; -1: wherever a copy of
-  /// dst_init in a std::vector starts.
-  dim dst_line_offset = -1;
+  /// Where in a cache line the source and the destination start, in bytes; -1:
+  /// wherever a copy of src (dst_init) in a std::vector starts.
+  dim src_line_offset = -1, dst_line_offset = -1;
 
   std::string describe() const {
     std::ostringstream os;
     os << kind_name(n.kind) << ' ' << memfmt::to_string(n.cvt.src) << "->" << memfmt::to_string(n.cvt.dst)
        << " alpha=" << n.cvt.alpha << " scales=" << (n.cvt.scales != nullptr) << " beta=" << n.cvt.beta
        << " zp=" << n.cvt.src_zero_point << '/' << n.cvt.dst_zero_point << " stream=" << n.stream_stores
-       << " dst_line_offset=" << dst_line_offset << " loops:";
+       << " line offsets=" << src_line_offset << '/' << dst_line_offset << " loops:";
     for (int k = 0; k < n.nloops; ++k) {
       const loop& l = n.loops[k];
       os << " {" << l.extent << ' ' << l.src_stride << ' ' << l.dst_stride << ' ' << l.scale_stride << '}';
