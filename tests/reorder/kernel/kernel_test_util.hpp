@@ -53,8 +53,8 @@ struct test_case {
   std::vector<std::byte> dst_init;
   std::vector<float> scales;
   std::vector<std::int32_t> gather_src, gather_scale;  ///< the gather kind's tables
-  /// Where in a cache line the source and the destination start, in bytes; -1:
-  /// wherever a copy of src (dst_init) in a std::vector starts.
+  /// Where in a cache line the source and the destination start, in bytes; -1: 0, 16,
+  /// 32 or 48 by the case's place in its test (check_cases).
   dim src_line_offset = -1, dst_line_offset = -1;
 
   std::string describe() const {
