@@ -768,6 +768,97 @@ TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> 
   require_paths(ran, with_tiles, {"short blocks"});
 }
 
+TEST_CASE("converted copies of short rows, many per call: rows back to back in the source, in the destination, in "
+          "both or in neither, with every kind of scales, zero points, beta and padding, on every target equal the "
+          "reference",
+          "[kernel]") {
+  // nChw16c -> nChw8c f32 -> bf16 (rows of 8 back to back in the source, two per pixel),
+  // nChw8c -> nhwc bf16 -> f32 (back to back in the destination), nChw8c -> nChw8c with
+  // 3 channels (neither, zeros after each row): groups of rows, each a row of `row`
+  // elements, the rows `src_row` and `dst_row` apart.
+  std::mt19937_64 rng(21);
+  std::vector<test_case> cases;
+  static const dim row_lengths[] = {1, 2, 3, 5, 8, 15, 16, 17, 33, 63};
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (int k = 0; k < 10; ++k) {
+        test_case tc = make_case(kernel_kind::copy, s, d, rng);
+        nest& n = tc.n;
+        if (s == d) n.cvt.alpha = 0.5f;  // a conversion, whatever else was drawn
+        const dim row = row_lengths[rng() % std::size(row_lengths)];
+        const int layout = k % 4;  // 0: source rows back to back, 1: destination rows, 2: neither, 3: both
+        const bool src_packed = layout == 0 || layout == 3, dst_packed = layout == 1 || layout == 3;
+        n.zero_tail = dst_packed ? 0 : static_cast<dim>(rng() % 3);
+        const dim rows = 2 + static_cast<dim>(rng() % 70), groups = 1 + static_cast<dim>(rng() % 3);
+        const dim src_row = src_packed ? row : row + 1 + static_cast<dim>(rng() % 3);
+        const dim dst_row = dst_packed ? row : row + n.zero_tail + 1 + static_cast<dim>(rng() % 2);
+        const dim src_group = rows * src_row + static_cast<dim>(rng() % 5);
+        const dim dst_group = rows * dst_row + static_cast<dim>(rng() % 5);
+        // scales: none, one, per row, per element in order, per element with gaps
+        dim scale_strides[3] = {0, 0, 0}, scale_elems = 0;
+        switch (k % 5) {
+          case 1: scale_elems = 1; break;
+          case 2:
+            scale_strides[1] = 1;
+            scale_strides[0] = rows;
+            scale_elems = groups * rows;
+            break;
+          case 3:
+            scale_strides[2] = 1;
+            scale_strides[1] = row;
+            scale_strides[0] = rows * row;
+            scale_elems = groups * rows * row;
+            break;
+          case 4:
+            scale_strides[2] = 2;
+            scale_strides[1] = 2 * row + 1;
+            scale_strides[0] = rows * (2 * row + 1);
+            scale_elems = groups * rows * (2 * row + 1);
+            break;
+          default: break;
+        }
+        n.nloops = 3;
+        n.loops[0] = loop{groups, src_group, dst_group, scale_strides[0]};
+        n.loops[1] = loop{rows, src_row, dst_row, scale_strides[1]};
+        n.loops[2] = loop{row, 1, 1, scale_strides[2]};
+        n.stream_stores = k % 3 == 0;
+        fill_buffers(tc, groups * src_group, groups * dst_group, scale_elems, rng);
+        if (scale_elems == 0) tc.scales.clear();
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target,
+                {"converted source runs, rows moved", "rows moved, converted destination runs", "converted rows, many per call"});
+}
+
+TEST_CASE("plain copies of rows of 384 KiB and more (copied four vectors at a time, not by memcpy) on every target "
+          "equal the reference",
+          "[kernel]") {
+  std::mt19937_64 rng(22);
+  std::vector<test_case> cases;
+  for (const data_type t : {data_type::f32, data_type::bf16, data_type::s8}) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim extra : {0, 1, 37, 255}) {
+      test_case tc = make_case(kernel_kind::copy, t, t, rng);
+      nest& n = tc.n;
+      n.cvt = memfmt::detail::conversion{t, t};
+      tc.scales.clear();
+      n.stream_stores = false;
+      n.zero_tail = 0;
+      const dim row = (384 << 10) / size + extra;
+      n.nloops = 2;
+      n.loops[0] = loop{2, row + 3, row + 5, 0};
+      n.loops[1] = loop{row, 1, 1, 0};
+      fill_buffers(tc, 2 * row + 3, 2 * row + 5, 0, rng);
+      cases.push_back(std::move(tc));
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, x86_simd, {"long row, vectors"});
+}
+
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
           "streamed or not, on every target equal the reference",
           "[kernel]") {

@@ -42,6 +42,40 @@ using DStore = hn::Rebind<storage_t<DT>, DF>;
 // Elements per chunk of the converting row kernels' stack buffers.
 inline constexpr dim chunk_elems = 512;
 
+/// Whether this target moves any number of bytes up to a vector with masked
+/// loads and stores that touch nothing else (AVX-512BW byte masks).
+inline constexpr bool exact_masked_bytes = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+
+/// Bytes a masked move covers: one vector.
+inline constexpr std::size_t masked_bytes = exact_masked_bytes ? hn::MaxLanes(hn::ScalableTag<std::uint8_t>()) : 0;
+
+/// Copies `bytes` <= Max <= 64 with at most two overlapping moves of a fixed size each,
+/// as a short memcpy does, without the call (which costs more than the move itself).
+template <std::size_t Max = 64>
+HWY_INLINE void copy_few(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  static_assert(Max <= 64);
+  const auto both_ends = [&]<std::size_t N>() {
+    std::memcpy(dst, src, N);
+    std::memcpy(dst + bytes - N, src + bytes - N, N);
+  };
+  if constexpr (Max >= 32) {
+    if (bytes >= 32) return both_ends.template operator()<32>();
+  }
+  if constexpr (Max >= 16) {
+    if (bytes >= 16) return both_ends.template operator()<16>();
+  }
+  if constexpr (Max >= 8) {
+    if (bytes >= 8) return both_ends.template operator()<8>();
+  }
+  if constexpr (Max >= 4) {
+    if (bytes >= 4) return both_ends.template operator()<4>();
+  }
+  if constexpr (Max >= 2) {
+    if (bytes >= 2) return both_ends.template operator()<2>();
+  }
+  if (bytes == 1) *dst = *src;
+}
+
 /// `v` through an optimisation barrier: the multiplication that produced it cannot
 /// be fused with a later addition (GCC contracts even intrinsics into FMA), so
 /// every target rounds each step like the scalar reference.
@@ -129,30 +163,70 @@ HWY_INLINE VU f32_to_f16_bits_v(VF v) {
   return hn::Or(bits, sign);
 }
 
-/// Loads Lanes(DF) elements of type DT from `p` (any alignment) as f32.
+/// A vector of DStore<DT> (Lanes(DF) elements of type DT) as f32, exact.
 template <data_type DT>
-HWY_INLINE VF load_f32(const void* p) {
+HWY_INLINE VF widen_to_f32(hn::Vec<DStore<DT>> v) {
   const DF df;
   const DI di;
   const DU du;
-  const DStore<DT> ds;
-  const auto* typed = static_cast<const storage_t<DT>*>(p);
   if constexpr (DT == data_type::f32) {
-    return hn::LoadU(df, typed);
+    return v;
   } else if constexpr (DT == data_type::s32) {
-    return hn::ConvertTo(df, hn::LoadU(di, typed));
+    return hn::ConvertTo(df, v);
   } else if constexpr (DT == data_type::s8 || DT == data_type::u8) {
-    return hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(ds, typed)));
+    return hn::ConvertTo(df, hn::PromoteTo(di, v));
   } else if constexpr (DT == data_type::bf16) {
-    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(ds, typed))));
+    return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, v)));
   } else {  // f16
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
     const hn::Rebind<hwy::float16_t, DF> dh;
-    return hn::PromoteTo(df, hn::BitCast(dh, hn::LoadU(ds, typed)));
+    return hn::PromoteTo(df, hn::BitCast(dh, v));
 #else
-    return f16_bits_to_f32_v(hn::PromoteTo(du, hn::LoadU(ds, typed)));
+    return f16_bits_to_f32_v(hn::PromoteTo(du, v));
 #endif
   }
+}
+
+/// Loads Lanes(DF) elements of type DT from `p` (any alignment) as f32.
+template <data_type DT>
+HWY_INLINE VF load_f32(const void* p) {
+  const DStore<DT> ds;
+  return widen_to_f32<DT>(hn::LoadU(ds, static_cast<const storage_t<DT>*>(p)));
+}
+
+/// The first `count` lanes of `d` from `p` (any alignment), reading no byte after them;
+/// the other lanes are zero. @pre 0 < count < Lanes(d)
+template <class D>
+HWY_INLINE hn::Vec<D> load_first(D d, const hn::TFromD<D>* p, dim count) {
+  if constexpr (exact_masked_bytes) {
+    return hn::MaskedLoad(hn::FirstN(d, static_cast<std::size_t>(count)), d, p);
+  } else {
+    HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(d)] = {};
+    copy_few<sizeof lanes - 1>(reinterpret_cast<std::byte*>(lanes), reinterpret_cast<const std::byte*>(p),
+                               static_cast<std::size_t>(count) * sizeof(hn::TFromD<D>));
+    return hn::Load(d, lanes);
+  }
+}
+
+/// Stores the first `count` lanes of `v` at `p` (any alignment), writing no byte after
+/// them. @pre 0 < count < Lanes(d)
+template <class D>
+HWY_INLINE void store_first(hn::Vec<D> v, D d, hn::TFromD<D>* p, dim count) {
+  if constexpr (exact_masked_bytes) {
+    hn::BlendedStore(v, hn::FirstN(d, static_cast<std::size_t>(count)), d, p);
+  } else {
+    HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(d)];
+    hn::Store(v, d, lanes);
+    copy_few<sizeof lanes - 1>(reinterpret_cast<std::byte*>(p), reinterpret_cast<const std::byte*>(lanes),
+                               static_cast<std::size_t>(count) * sizeof(hn::TFromD<D>));
+  }
+}
+
+/// The first `count` elements of type DT at `p` as f32 (see load_first).
+template <data_type DT>
+HWY_INLINE VF load_f32_first(const void* p, dim count) {
+  const DStore<DT> ds;
+  return widen_to_f32<DT>(load_first(ds, static_cast<const storage_t<DT>*>(p), count));
 }
 
 /// Stores the narrow vector `v` at `p`, streaming past the caches when asked and
@@ -193,33 +267,32 @@ HWY_INLINE VU bf16_rounded_high(VF v) {
   return hn::Add(u, hn::Add(hn::Set(du, 0x7FFFu), lsb));
 }
 
-/// Stores Lanes(DF) f32 results at `p` as type DT, like `store_converted<DT>`:
-/// NaN -> canonical quiet NaN for floating-point types, round to nearest even,
-/// saturation and NaN -> 0 for integers.
+/// Lanes(DF) f32 results as type DT, like `store_converted<DT>`: NaN -> canonical
+/// quiet NaN for floating-point types, round to nearest even, saturation and NaN -> 0
+/// for integers.
 template <data_type DT>
-HWY_INLINE void store_f32(VF v, void* p, bool stream) {
+HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
   const DF df;
   const DI di;
   const DU du;
   const DStore<DT> ds;
-  auto* typed = static_cast<storage_t<DT>*>(p);
   if constexpr (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16) v = canonical_nan(v);
   if constexpr (DT == data_type::f32) {
-    store_maybe_stream(v, df, typed, stream);
+    return v;
   } else if constexpr (DT == data_type::bf16) {
     const VU rounded = hn::ShiftRight<16>(bf16_rounded_high(v));
-    store_maybe_stream(hn::DemoteTo(ds, hn::BitCast(di, rounded)), ds, typed, stream);
+    return hn::DemoteTo(ds, hn::BitCast(di, rounded));
   } else if constexpr (DT == data_type::f16) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
     const hn::Rebind<hwy::float16_t, DF> dh;
-    store_maybe_stream(hn::BitCast(ds, hn::DemoteTo(dh, v)), ds, typed, stream);
+    return hn::BitCast(ds, hn::DemoteTo(dh, v));
 #else
-    store_maybe_stream(hn::DemoteTo(ds, hn::BitCast(di, f32_to_f16_bits_v(v))), ds, typed, stream);
+    return hn::DemoteTo(ds, hn::BitCast(di, f32_to_f16_bits_v(v)));
 #endif
   } else if constexpr (DT == data_type::s32) {
     const auto is_nan = hn::RebindMask(di, hn::IsNaN(v));
     const VF clamped = hn::Min(hn::Max(v, hn::Set(df, s32_lower_bound)), hn::Set(df, s32_upper_bound));
-    store_maybe_stream(hn::IfThenZeroElse(is_nan, round_to_i32(clamped)), di, typed, stream);
+    return hn::IfThenZeroElse(is_nan, round_to_i32(clamped));
   } else {  // s8, u8
     const float lo = DT == data_type::s8 ? -128.f : 0.f, hi = DT == data_type::s8 ? 127.f : 255.f;
     const auto is_nan = hn::RebindMask(du, hn::IsNaN(v));
@@ -237,8 +310,21 @@ HWY_INLINE void store_f32(VF v, void* p, bool stream) {
 #else
     const auto bytes = hn::TruncateTo(d8, low);
 #endif
-    store_maybe_stream(hn::BitCast(ds, bytes), ds, typed, stream);
+    return hn::BitCast(ds, bytes);
   }
+}
+
+/// Stores Lanes(DF) f32 results at `p` as type DT (see to_storage).
+template <data_type DT>
+HWY_INLINE void store_f32(VF v, void* p, bool stream) {
+  store_maybe_stream(to_storage<DT>(v), DStore<DT>(), static_cast<storage_t<DT>*>(p), stream);
+}
+
+/// Stores the first `count` of Lanes(DF) f32 results at `p` as type DT (see to_storage,
+/// store_first).
+template <data_type DT>
+HWY_INLINE void store_f32_first(VF v, void* p, dim count) {
+  store_first(to_storage<DT>(v), DStore<DT>(), static_cast<storage_t<DT>*>(p), count);
 }
 
 /// Stores 2 Lanes(DF) f32 results, v0 first, at `p` as type DT, like two store_f32:
@@ -302,23 +388,26 @@ HWY_INLINE void store_f32_quad(VF v0, VF v1, VF v2, VF v3, void* p, bool stream)
   store_f32_pair<DT>(v2, v3, static_cast<std::byte*>(p) + 2 * step, stream);
 }
 
-/// Stage A: `n` elements of type S at `src` -> f32 at `out`.
+/// Stage A: `rows` rows of `n` elements of type S, row r at `src` + r * src_step
+/// bytes -> f32 at `out` + r * out_step. Nothing past a row is read or written.
 template <data_type S>
-void to_f32_row(const void* src, float* HWY_RESTRICT out, dim n) {
+void to_f32_rows(const void* src, dim src_step, float* HWY_RESTRICT out, dim out_step, dim n, dim rows) {
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
-  const auto* s = static_cast<const std::byte*>(src);
   constexpr auto size = static_cast<dim>(sizeof(storage_t<S>));
-  dim k = 0;
-  for (; k + N <= n; k += N) {
-    const VF v = load_f32<S>(s + k * size);
-    hn::StoreU(v, df, out + k);
+  for (dim r = 0; r < rows; ++r) {
+    const auto* s = static_cast<const std::byte*>(src) + r * src_step;
+    float* o = out + r * out_step;
+    dim k = 0;
+    for (; k + N <= n; k += N) hn::StoreU(load_f32<S>(s + k * size), df, o + k);
+    if (k < n) store_first(load_f32_first<S>(s + k * size, n - k), df, o + k, n - k);
   }
-  for (; k < n; ++k) {
-    storage_t<S> v;
-    std::memcpy(&v, s + k * size, sizeof v);
-    out[k] = to_f32<S>(v);
-  }
+}
+
+/// Stage A for one row.
+template <data_type S>
+void to_f32_row(const void* src, float* HWY_RESTRICT out, dim n) {
+  to_f32_rows<S>(src, 0, out, 0, n, 1);
 }
 
 /// The per-row constants of stage B.
@@ -327,25 +416,31 @@ struct row_params {
   const float* scales;  ///< this row's first scale (when cvt->scales is set)
   dim scale_stride;     ///< between consecutive elements of the row
   bool stream;
+  dim row_scale_stride = 0;  ///< between the first scales of consecutive rows (store_rows)
 };
 
-/// The scale factors of elements [k, k + Lanes) of a row.
-HWY_INLINE VF load_scales(const float* scales, dim stride, dim k) {
+/// The scale factors of elements [k, k + count) of a row, in the first `count` lanes
+/// (the others 1). @pre 0 < count <= Lanes(DF)
+HWY_INLINE VF load_scales(const float* scales, dim stride, dim k, dim count = static_cast<dim>(hn::Lanes(DF()))) {
   const DF df;
-  if (stride == 1) return hn::LoadU(df, scales + k);
+  const auto N = static_cast<dim>(hn::Lanes(df));
+  if (stride == 1 && count == N) return hn::LoadU(df, scales + k);
   HWY_ALIGN float lanes[hn::MaxLanes(df)];
-  for (std::size_t i = 0; i < hn::Lanes(df); ++i) lanes[i] = scales[(k + static_cast<dim>(i)) * stride];
+  for (dim i = 0; i < N; ++i) lanes[i] = i < count ? scales[(k + i) * stride] : 1.f;
   return hn::Load(df, lanes);
 }
 
-/// Stage B: `n` f32 values at `x` (any alignment) through the conversion
-/// arithmetic, stored at `dst` as type D (`dst` is also read when beta != 0).
+/// Stage B: `rows` rows of `n` f32 values, row r at `x` + r * x_step (any alignment),
+/// through the conversion arithmetic, stored as type D at `dst` + r * dst_step bytes
+/// (which is also read when beta != 0); row r's first scale is p.scales + r *
+/// p.row_scale_stride. Nothing past a row is read or written: a row's last partial
+/// vector goes through masked (AVX-512) or buffered loads and stores, so that a row
+/// shorter than a vector costs about what a vector does.
 template <data_type D>
-void store_row(const float* x, void* dst, dim n, const row_params& p) {
+void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
   const DF df;
   const conversion& c = *p.cvt;
   const auto N = static_cast<dim>(hn::Lanes(df));
-  auto* d = static_cast<std::byte*>(dst);
   constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
 
   const bool has_scales = c.scales != nullptr;
@@ -354,78 +449,96 @@ void store_row(const float* x, void* dst, dim n, const row_params& p) {
   const bool has_src_zp = c.src_zero_point != 0;
   const bool has_beta = c.beta != 0.f;
   const bool has_dst_zp = c.dst_zero_point != 0;
+  const bool only_factor = !has_src_zp && !has_beta && !has_dst_zp && !per_lane_scale;
   const VF alpha = hn::Set(df, c.alpha);
-  // A row-wide scale folds into alpha with the same single rounding as alpha * scale.
-  const VF row_multiplier = hn::Set(df, has_scales && !per_lane_scale ? c.alpha * p.scales[0] : c.alpha);
   const VF src_zp = hn::Set(df, static_cast<float>(c.src_zero_point));
   const VF dst_zp = hn::Set(df, static_cast<float>(c.dst_zero_point));
   const VF beta = hn::Set(df, c.beta);
-
-  dim k = 0;
-  if (!has_src_zp && !has_beta && !has_dst_zp && !per_lane_scale) {
-    // Only a row-wide factor, or none: a loop without branches.
-    // (no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would
-    // flush subnormals that the scalar tail keeps)
-    const auto scale_rows = [&](auto stream, auto scaled) {
-      const auto load = [&](dim at) {
-        const VF v = hn::LoadU(df, x + at);
-        if constexpr (decltype(scaled)::value) {
-          return hn::Mul(row_multiplier, v);
-        } else {
-          return v;
-        }
-      };
-      if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
-        for (; k + 4 * N <= n; k += 4 * N)
-          store_f32_quad<D>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
-      }
-      for (; k + 2 * N <= n; k += 2 * N) {
-        store_f32_pair<D>(load(k), load(k + N), d + k * size, stream);
-      }
-      for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * size, stream);
-    };
-    if (p.stream) {
-      multiply ? scale_rows(std::true_type{}, std::true_type{}) : scale_rows(std::true_type{}, std::false_type{});
-    } else {
-      multiply ? scale_rows(std::false_type{}, std::true_type{}) : scale_rows(std::false_type{}, std::false_type{});
-    }
-  }
-  for (; k + N <= n; k += N) {
-    VF v = hn::LoadU(df, x + k);
+  // every step but the store, on `count` lanes of values v at element k of a row
+  const auto convert = [&](VF v, const float* scales, VF row_multiplier, dim k, dim count, const std::byte* old_at) {
     if (has_src_zp) v = hn::Sub(v, src_zp);
     if (multiply) {
       VF m = row_multiplier;
-      if (per_lane_scale) m = hn::Mul(alpha, load_scales(p.scales, p.scale_stride, k));
+      if (per_lane_scale) m = hn::Mul(alpha, load_scales(scales, p.scale_stride, k, count));
       v = no_contract_v(hn::Mul(m, v));
     }
     if (has_beta) {
-      const VF old = load_f32<D>(d + k * size);
+      const VF old = count == N ? load_f32<D>(old_at) : load_f32_first<D>(old_at, count);
       v = hn::Add(v, no_contract_v(hn::Mul(beta, old)));
     }
     if (has_dst_zp) v = hn::Add(v, dst_zp);
-    store_f32<D>(v, d + k * size, p.stream);
-  }
-  for (; k < n; ++k) {
-    float xk;
-    std::memcpy(&xk, x + k, sizeof xk);
-    storage_t<D> v;
-    float old = 0.f;
-    if (has_beta) {
-      std::memcpy(&v, d + k * size, sizeof v);
-      old = to_f32<D>(v);
+    return v;
+  };
+
+  for (dim r = 0; r < rows; ++r) {
+    const float* xr = x + r * x_step;
+    auto* d = static_cast<std::byte*>(dst) + r * dst_step;
+    const float* scales = has_scales ? p.scales + r * p.row_scale_stride : nullptr;
+    // A row-wide scale folds into alpha with the same single rounding as alpha * scale.
+    const VF row_multiplier = hn::Set(df, has_scales && !per_lane_scale ? c.alpha * scales[0] : c.alpha);
+    dim k = 0;
+    if (only_factor) {
+      // Only a row-wide factor, or none: a loop without branches.
+      // (no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would
+      // flush subnormals that the scalar reference keeps)
+      const auto scale_rows = [&](auto stream, auto scaled) {
+        const auto load = [&](dim at) {
+          const VF v = hn::LoadU(df, xr + at);
+          if constexpr (decltype(scaled)::value) {
+            return hn::Mul(row_multiplier, v);
+          } else {
+            return v;
+          }
+        };
+        if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
+          for (; k + 4 * N <= n; k += 4 * N)
+            store_f32_quad<D>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
+        }
+        for (; k + 2 * N <= n; k += 2 * N) {
+          store_f32_pair<D>(load(k), load(k + N), d + k * size, stream);
+        }
+        for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * size, stream);
+      };
+      if (p.stream) {
+        multiply ? scale_rows(std::true_type{}, std::true_type{}) : scale_rows(std::true_type{}, std::false_type{});
+      } else {
+        multiply ? scale_rows(std::false_type{}, std::true_type{}) : scale_rows(std::false_type{}, std::false_type{});
+      }
     }
-    const float* scale = has_scales ? p.scales + k * p.scale_stride : nullptr;
-    v = store_converted<D>(convert_value(c, xk, scale, old));
-    std::memcpy(d + k * size, &v, sizeof v);
+    for (; k + N <= n; k += N)
+      store_f32<D>(convert(hn::LoadU(df, xr + k), scales, row_multiplier, k, N, d + k * size), d + k * size, p.stream);
+    if (k < n) {
+      const dim left = n - k;
+      const VF v = convert(load_first(df, xr + k, left), scales, row_multiplier, k, left, d + k * size);
+      store_f32_first<D>(v, d + k * size, left);
+    }
   }
+}
+
+/// Stage B for one row.
+template <data_type D>
+void store_row(const float* x, void* dst, dim n, const row_params& p) {
+  store_rows<D>(x, 0, dst, 0, n, 1, p);
 }
 
 using to_f32_row_fn = void (*)(const void*, float*, dim);
 using store_row_fn = void (*)(const float*, void*, dim, const row_params&);
+using to_f32_rows_fn = void (*)(const void*, dim, float*, dim, dim, dim);
+using store_rows_fn = void (*)(const float*, dim, void*, dim, dim, dim, const row_params&);
 
 /// Stage A for a run-time source type.
 inline to_f32_row_fn pick_to_f32_row(data_type s) {
   return visit_data_type(s, []<data_type S>() -> to_f32_row_fn { return &to_f32_row<S>; });
+}
+
+/// Stage A over rows for a run-time source type.
+inline to_f32_rows_fn pick_to_f32_rows(data_type s) {
+  return visit_data_type(s, []<data_type S>() -> to_f32_rows_fn { return &to_f32_rows<S>; });
+}
+
+/// Stage B over rows for a run-time destination type.
+inline store_rows_fn pick_store_rows(data_type d) {
+  return visit_data_type(d, []<data_type D>() -> store_rows_fn { return &store_rows<D>; });
 }
 
 /// Stage B for a run-time destination type.

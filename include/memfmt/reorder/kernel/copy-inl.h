@@ -2,8 +2,9 @@
 // are walked by the kernel a loop or two at a time and moved with fixed-size
 // vector copies (or one masked move on AVX-512); a byte copy when the
 // conversion is plain, else stage A + stage B through an L1-resident chunk
-// buffer (stage A is skipped for f32 sources). Zeros of the destination's
-// padding that follow each row are written with it.
+// buffer (stage A is skipped for f32 sources), many rows per call, short rows
+// that lie back to back on one side converted there as one long row. Zeros of
+// the destination's padding that follow each row are written with it.
 //
 // Compiled once per target by pass-inl.h.
 
@@ -27,9 +28,32 @@
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
 
+/// Rows at least this long are copied by copy_bytes' own loop, not by memcpy: glibc
+/// 2.36's memcpy (rep movsb) ran at 34 to 92 GB/s between 512 KiB and 600 KiB on Zen 5,
+/// where four vectors per step ran at 130 to 143 (below, memcpy is as fast or faster).
+inline constexpr std::size_t long_copy_bytes = 384 << 10;
+
 /// Copies `bytes` bytes; with `stream`, the aligned whole vectors bypass the caches.
 HWY_INLINE void copy_bytes(std::byte* dst, const std::byte* src, std::size_t bytes, bool stream) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  if (!stream && bytes >= long_copy_bytes) {
+    MEMFMT_KERNEL_PATH("long row, vectors");
+    const hn::ScalableTag<std::uint8_t> d8;
+    const std::size_t N = hn::Lanes(d8);
+    auto* d = reinterpret_cast<std::uint8_t*>(dst);
+    const auto* s = reinterpret_cast<const std::uint8_t*>(src);
+    std::size_t i = 0;
+    for (; i + 4 * N <= bytes; i += 4 * N) {  // every load of a step before its first store
+      const auto v0 = hn::LoadU(d8, s + i), v1 = hn::LoadU(d8, s + i + N);
+      const auto v2 = hn::LoadU(d8, s + i + 2 * N), v3 = hn::LoadU(d8, s + i + 3 * N);
+      hn::StoreU(v0, d8, d + i);
+      hn::StoreU(v1, d8, d + i + N);
+      hn::StoreU(v2, d8, d + i + 2 * N);
+      hn::StoreU(v3, d8, d + i + 3 * N);
+    }
+    std::memcpy(d + i, s + i, bytes - i);
+    return;
+  }
   if (stream) {
     const hn::ScalableTag<std::uint8_t> d8;
     const std::size_t N = hn::Lanes(d8);
@@ -312,13 +336,6 @@ inline copy_fixed_rows_fn pick_copy_fixed_rows(dim row_bytes) {
   }
 }
 
-/// Whether this target moves any number of bytes up to a vector with masked
-/// loads and stores that touch nothing else (AVX-512BW byte masks).
-inline constexpr bool exact_masked_bytes = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
-
-/// Bytes a masked move covers: one vector.
-inline constexpr std::size_t masked_bytes = exact_masked_bytes ? hn::MaxLanes(hn::ScalableTag<std::uint8_t>()) : 0;
-
 /// Copies `bytes` <= masked_bytes with one masked load and store (memcpy elsewhere).
 HWY_INLINE void copy_short(std::byte* dst, const std::byte* src, std::size_t bytes) {
   if constexpr (exact_masked_bytes) {
@@ -328,28 +345,6 @@ HWY_INLINE void copy_short(std::byte* dst, const std::byte* src, std::size_t byt
                      reinterpret_cast<std::uint8_t*>(dst));
   } else {
     std::memcpy(dst, src, bytes);
-  }
-}
-
-/// Copies `bytes` <= 64 with at most two overlapping moves of a fixed size each, as a
-/// short memcpy does, without the call (which costs more than the move itself).
-HWY_INLINE void copy_few(std::byte* dst, const std::byte* src, std::size_t bytes) {
-  const auto both_ends = [&]<std::size_t N>() {
-    std::memcpy(dst, src, N);
-    std::memcpy(dst + bytes - N, src + bytes - N, N);
-  };
-  if (bytes >= 32) {
-    both_ends.template operator()<32>();
-  } else if (bytes >= 16) {
-    both_ends.template operator()<16>();
-  } else if (bytes >= 8) {
-    both_ends.template operator()<8>();
-  } else if (bytes >= 4) {
-    both_ends.template operator()<4>();
-  } else if (bytes >= 2) {
-    both_ends.template operator()<2>();
-  } else if (bytes == 1) {
-    *dst = *src;
   }
 }
 
@@ -401,14 +396,18 @@ HWY_INLINE void copy_rows_into_zeros(const std::byte* src, std::byte* dst, const
   });
 }
 
+/// Converted rows shorter than this many elements go through a buffer when they lie
+/// back to back on one side (copy_kernel::converted_rows).
+inline constexpr dim short_converted_row = 64;
+
 /// The `copy` kind for one nest: everything that does not change per row.
 struct copy_kernel {
   const conversion* cvt;
   bool plain;
   bool stream;
   std::size_t src_size, dst_size;
-  to_f32_row_fn to_f32;
-  store_row_fn store;
+  to_f32_rows_fn to_f32;
+  store_rows_fn store;
 
   std::size_t tail_bytes;  ///< zeros after each row (destination padding)
 
@@ -418,8 +417,8 @@ struct copy_kernel {
         stream(n.stream_stores),
         src_size(data_type_size(n.cvt.src)),
         dst_size(data_type_size(n.cvt.dst)),
-        to_f32(plain ? nullptr : pick_to_f32_row(n.cvt.src)),
-        store(plain ? nullptr : pick_store_row(n.cvt.dst)),
+        to_f32(plain ? nullptr : pick_to_f32_rows(n.cvt.src)),
+        store(plain ? nullptr : pick_store_rows(n.cvt.dst)),
         tail_bytes(static_cast<std::size_t>(n.zero_tail) * data_type_size(n.cvt.dst)) {}
 
   /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
@@ -490,11 +489,33 @@ struct copy_kernel {
     // converted rows shorter than a line go in destination order, run by run, also when
     // tile_rows put the loop of runs inside (partial lines of a run stay together, for
     // the cache and for streaming stores); longer rows in source order
-    const bool k_inside = K.dst_stride < J.dst_stride && I.extent * dsz < 64;
+    bool k_inside = K.dst_stride < J.dst_stride && I.extent * dsz < 64;
+    if (!plain) {
+      // converted rows go many per call along the inside loop: the longer of the loops
+      // whose rows lie back to back on one side, when the rows are short (converted there
+      // as one long row, see converted_rows), else the loop of more than one row
+      const auto back_to_back = [&](const loop& l) {
+        return I.extent < short_converted_row && l.extent > 1 &&
+               ((l.src_stride == I.extent && cvt->beta == 0.f) || l.dst_stride == I.extent);
+      };
+      if (back_to_back(K) && (!back_to_back(J) || K.extent > J.extent)) {
+        k_inside = true;
+      } else if (back_to_back(J) || K.extent == 1) {
+        k_inside = false;
+      } else if (J.extent == 1) {
+        k_inside = true;
+      }
+    }
     MEMFMT_KERNEL_PATH(k_inside ? "rows in destination order" : "rows");
     const loop& outer = k_inside ? J : K;
     const loop& inside = k_inside ? K : J;
     for (dim k = 0; k < outer.extent; ++k) {
+      if (!plain && I.extent <= chunk_elems) {
+        converted_rows(src + k * outer.src_stride * ssz, inside.src_stride * ssz, dst + k * outer.dst_stride * dsz,
+                       inside.dst_stride * dsz, scales != nullptr ? scales + k * outer.scale_stride : nullptr,
+                       inside.scale_stride, I.scale_stride, I.extent, inside.extent);
+        continue;
+      }
       for (dim j = 0; j < inside.extent; ++j) {
         const dim s_off = k * outer.src_stride + j * inside.src_stride, d_off = k * outer.dst_stride + j * inside.dst_stride;
         row(src + s_off * ssz, dst + d_off * dsz,
@@ -519,6 +540,101 @@ struct copy_kernel {
     std::memset(dst + bytes, 0, tail);
   }
 
+  /// Moves `rows` rows of `bytes` each, `src_step` and `dst_step` bytes apart.
+  static void move_rows_of(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim bytes, dim rows,
+                           bool stream) {
+    if (const copy_fixed_rows_fn fixed = pick_copy_fixed_rows(bytes)) {
+      fixed(src, dst, row_walk{1, rows, 0, src_step, 0, dst_step}, stream, walk_repeat{});
+      return;
+    }
+    for (dim r = 0; r < rows; ++r) {
+      const std::byte* from = src + r * src_step;
+      std::byte* to = dst + r * dst_step;
+      if (static_cast<std::size_t>(bytes) <= masked_bytes) {
+        copy_short(to, from, static_cast<std::size_t>(bytes));
+      } else if (masked_bytes < 64 && bytes <= 64) {
+        copy_few(to, from, static_cast<std::size_t>(bytes));
+      } else {
+        std::memcpy(to, from, static_cast<std::size_t>(bytes));
+      }
+    }
+  }
+
+  /// `rows` converted rows of `n` <= chunk_elems elements, row r at src + r * src_step
+  /// and dst + r * dst_step bytes, its scales from scales + r * row_scale_stride. Many
+  /// rows per call (one row per call cost 30 times oneDNN's time on rows of 8 elements:
+  /// nChw16c -> nChw8c f32 -> bf16). Short rows back to back on one side convert there
+  /// as one long row, through a buffer in L1 whose rows the plain row moves take to or
+  /// from the other side: a row shorter than a vector costs a vector otherwise.
+  void converted_rows(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, const float* scales,
+                      dim row_scale_stride, dim scale_stride, dim n, dim rows) const {
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    if (tail_bytes != 0) {
+      for (dim r = 0; r < rows; ++r) {
+        std::byte* zeros = dst + r * dst_step + n * dsz;
+        if (tail_bytes <= 64) {
+          zero_short(zeros, tail_bytes);
+        } else {
+          std::memset(zeros, 0, tail_bytes);
+        }
+      }
+    }
+    HWY_ALIGN float buffer[chunk_elems];
+    row_params p{cvt, scales, scale_stride, stream, row_scale_stride};
+    const dim batch = chunk_elems / n;
+    // the scales of a batch read as those of one long row
+    const bool linear_scales = scales == nullptr || row_scale_stride == n * scale_stride;
+    if (rows > 1 && n < short_converted_row && linear_scales) {
+      if (src_step == n * ssz && cvt->beta == 0.f) {
+        MEMFMT_KERNEL_PATH("converted source runs, rows moved");
+        HWY_ALIGN std::byte converted[chunk_elems * sizeof(float)];
+        p.stream = false;
+        for (dim r = 0; r < rows; r += batch) {
+          const dim count = rows - r < batch ? rows - r : batch;
+          const std::byte* from = src + r * src_step;
+          const float* x = buffer;
+          if (cvt->src == data_type::f32) {
+            x = reinterpret_cast<const float*>(from);  // read with unaligned loads only
+          } else {
+            to_f32(from, 0, buffer, 0, n * count, 1);
+          }
+          if (scales != nullptr) p.scales = scales + r * row_scale_stride;
+          store(x, 0, converted, 0, n * count, 1, p);
+          move_rows_of(converted, n * dsz, dst + r * dst_step, dst_step, n * dsz, count, stream);
+        }
+        return;
+      }
+      if (dst_step == n * dsz) {
+        MEMFMT_KERNEL_PATH("rows moved, converted destination runs");
+        HWY_ALIGN std::byte moved[chunk_elems * sizeof(float)];
+        for (dim r = 0; r < rows; r += batch) {
+          const dim count = rows - r < batch ? rows - r : batch;
+          move_rows_of(src + r * src_step, src_step, moved, n * ssz, n * ssz, count, false);
+          const float* x = buffer;
+          if (cvt->src == data_type::f32) {
+            x = reinterpret_cast<const float*>(moved);
+          } else {
+            to_f32(moved, 0, buffer, 0, n * count, 1);
+          }
+          if (scales != nullptr) p.scales = scales + r * row_scale_stride;
+          store(x, 0, dst + r * dst_step, 0, n * count, 1, p);
+        }
+        return;
+      }
+    }
+    MEMFMT_KERNEL_PATH("converted rows, many per call");
+    if (cvt->src == data_type::f32) {  // read with unaligned loads only
+      store(reinterpret_cast<const float*>(src), src_step / 4, dst, dst_step, n, rows, p);
+      return;
+    }
+    for (dim r = 0; r < rows; r += batch) {
+      const dim count = rows - r < batch ? rows - r : batch;
+      to_f32(src + r * src_step, src_step, buffer, n, n, count);
+      if (scales != nullptr) p.scales = scales + r * row_scale_stride;
+      store(buffer, n, dst + r * dst_step, dst_step, n, count, p);
+    }
+  }
+
   /// One row of `n` elements; `scales` is this row's first scale (null without scales).
   void row(const std::byte* src, std::byte* dst, const float* scales, dim scale_stride, dim n) const {
     if (n <= 0) return;
@@ -536,10 +652,10 @@ struct copy_kernel {
       if (cvt->src == data_type::f32) {
         x = reinterpret_cast<const float*>(src + start * ssz);  // read with unaligned loads only
       } else {
-        to_f32(src + start * ssz, buffer, count);
+        to_f32(src + start * ssz, 0, buffer, 0, count, 1);
       }
       if (scales != nullptr) p.scales = scales + start * scale_stride;
-      store(x, dst + start * dsz, count, p);
+      store(x, 0, dst + start * dsz, 0, count, 1, p);
     }
   }
 };
