@@ -768,6 +768,33 @@ TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> 
   require_paths(ran, with_tiles, {"short blocks"});
 }
 
+TEST_CASE("transposes into destination rows followed by zeros up to a tile (nchw -> nChw8c or nChw16c with 1 to 15 "
+          "channels), plain, converted and with beta, on every target equal the reference",
+          "[kernel]") {
+  // Rows of `channels` elements and `spare` zeros: a tile's lanes (3 + 5, 3 + 13, 5 + 11,
+  // 1 + 3: the tiles write the zeros) or not (3 + 4, 2 + 9: the zeros go after).
+  std::mt19937_64 rng(23);
+  std::vector<test_case> cases;
+  const std::pair<dim, dim> rows_and_zeros[] = {{3, 5}, {3, 13}, {5, 11}, {7, 1}, {1, 3}, {2, 6}, {15, 1}, {3, 4}, {2, 9}};
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (int k = 0; k < 6; ++k) {
+        const auto [channels, spare] = rows_and_zeros[rng() % std::size(rows_and_zeros)];
+        static const dim pixels[] = {5, 16, 17, 100, 257};
+        const dim cols = pixels[rng() % std::size(pixels)];
+        const dim src_row = cols + static_cast<dim>(rng() % 3);
+        test_case tc = block_transpose_case(s, d, channels, cols, src_row, channels + spare, k % 3 == 0, rng,
+                                            1 + static_cast<dim>(rng() % 2));
+        tc.n.zero_tail = spare;
+        if (k % 4 == 3) tc.n.cvt.beta = 0.5f;
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"tiles write the zeros after rows", "few rows, tiles complete the zeros"});
+}
+
 TEST_CASE("converted copies of short rows, many per call: rows back to back in the source, in the destination, in "
           "both or in neither, with every kind of scales, zero points, beta and padding, on every target equal the "
           "reference",

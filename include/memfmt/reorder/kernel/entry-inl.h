@@ -129,7 +129,9 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
         const bool folds = C.extent == 1 || (C.src_stride == inner.extent && C.scale_stride == inner.extent * inner.scale_stride);
         if (inner.src_stride == 1 && J.dst_stride == 1 && folds) {
           const transpose_kernel kernel(n);
-          if (n.nloops == n.owned_loops() + 1 && !tails) {
+          kernel_writes_tails = kernel.completes_tails(J, inner, C);
+          if (kernel_writes_tails) MEMFMT_KERNEL_PATH("tiles write the zeros after rows");
+          if (n.nloops == n.owned_loops() + 1 && (!tails || kernel_writes_tails)) {
             // one outer loop: the kernel walks this share of it, choosing once for all its blocks
             const loop& L = n.loops[0];
             const loop share{end - begin, L.src_stride, L.dst_stride, L.scale_stride};

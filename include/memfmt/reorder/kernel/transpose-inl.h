@@ -1039,6 +1039,32 @@ void transpose_block(const std::byte* src, dim src_row, std::byte* dst, const co
       transpose_tile_part<kSize, W>(from, src_step, at, rows - j < w ? rows - j : w, cols - i < w ? cols - i : w,
                                     lanes(j), stream);
     };
+    if (rows < w && rows + cols_at.spare == w && cols >= w) {
+      // Fewer source rows than a tile, and zeros that complete each destination row to a
+      // tile's lanes (nchw -> nChw8c or nChw16c with 3 channels): whole tiles along the
+      // columns, their other rows zero, each destination row written whole, zeros and all
+      // (in L2 on Zen 5, one thread, against a partial tile each, through row pointers:
+      // nchw -> nChw8c 1 x 3 x 224 x 224 33 -> ? GB/s)
+      MEMFMT_KERNEL_PATH("few rows, tiles complete the zeros");
+      const DTile<W> du;
+      dim i = 0;
+      for (; i + w <= cols; i += w) {
+        VTile<W> r[W];
+        MEMFMT_UNROLL
+        for (std::size_t k = 0; k < W; ++k) {
+          const auto row = static_cast<dim>(k);
+          r[k] = pinned(row < rows ? load_bits<kSize, W>(src + row * src_step + i * dim{kSize}) : hn::Zero(du));
+        }
+        transpose_tile<W>(r);
+        std::byte* to = first + i * row_w;
+        const auto at = reinterpret_cast<std::uintptr_t>(to);
+        const bool lines = kSize * W == 64 ? (at | static_cast<std::uintptr_t>(row_w)) % 64 == 0
+                                           : at % 64 == 0 && row_w == static_cast<dim>(kSize * W);
+        store_tile<kSize, W>(r, [to, row_w](std::size_t k) { return to + static_cast<dim>(k) * row_w; }, stream && lines);
+      }
+      if (i < cols) tile(0, i);
+      return;
+    }
     // tiles stacked down the source rows that fill destination lines, when they fit in
     // registers (G x W vectors of at most 16: 64 bytes of 8-bit elements in 16-lane tiles
     // are 64 vectors, and spill, except on AVX-512, where stacks of 8- and 16-bit elements
@@ -1635,7 +1661,7 @@ struct transpose_kernel {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
     const dim columns = C.extent * I.extent;
     const column_map map{I.extent, I.dst_stride, C.dst_stride, spare};
-    const transpose_block_fn transpose = pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns);
+    const transpose_block_fn transpose = pick_transpose_block(dst_size, tile_side(J, I, C));
     HWY_ALIGN float staged[chunk];
     HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
     for (dim j = 0; j < J.extent; j += W) {
@@ -1674,10 +1700,29 @@ struct transpose_kernel {
   /// The block transpose for plain blocks of rows J, columns I (and C).
   transpose_block_fn plain_block(const loop& J, const loop& I, const loop& C) const {
     const auto dsz = static_cast<dim>(dst_size);
-    const dim columns = C.extent * I.extent;
     const bool rows_share_sets = !stream && C.extent == 1 && J.extent >= 16 && I.dst_stride > J.src_stride &&
                                  (I.dst_stride * dsz) % 2048 == 0;
-    return pick_transpose_block(dst_size, J.extent < columns ? J.extent : columns, rows_share_sets);
+    return pick_transpose_block(dst_size, tile_side(J, I, C), rows_share_sets);
+  }
+
+  /// Whether the tiles write the zeros after each destination row themselves: rows of
+  /// J.extent elements and `spare` zeros that make exactly one tile's lanes (nchw ->
+  /// nChw8c or nChw16c with 3 channels: 3 + 5 or 3 + 13), its other source rows zero.
+  /// Else the zeros go row by row after the kernel (in L2 on Zen 5, one thread, against
+  /// 4-lane tiles and then the zeros: nchw -> nChw8c 1 x 3 x 224 x 224 17 -> ? GB/s).
+  bool completes_tails(const loop& J, const loop& I, const loop& C) const {
+    const dim lanes = J.extent + spare;
+    // (not blocks of 2 to 4 packed columns, which go through narrow())
+    return tile_plain != nullptr && (plain || cvt->beta == 0.f) && spare > 0 && J.extent < C.extent * I.extent &&
+           (C.extent > 1 || I.extent > 4) &&
+           lanes <= static_cast<dim>(tile_lanes) && (lanes == 4 || lanes == 8 || lanes == static_cast<dim>(tile_lanes));
+  }
+
+  /// The narrow side of a block for pick_transpose_block: with completes_tails, the
+  /// tile's lanes.
+  dim tile_side(const loop& J, const loop& I, const loop& C) const {
+    const dim columns = C.extent * I.extent;
+    return completes_tails(J, I, C) ? J.extent + spare : J.extent < columns ? J.extent : columns;
   }
 
   /// The blocks along loop L, each as block() would do it; for plain blocks, the transpose
