@@ -795,6 +795,37 @@ TEST_CASE("transposes into destination rows followed by zeros up to a tile (nchw
   require_paths(ran, with_tiles, {"tiles write the zeros after rows", "few rows, tiles complete the zeros"});
 }
 
+TEST_CASE("plain copies of short rows into destination rows a multiple of 2 KiB apart (nChw16c -> nhwc with 512 "
+          "channels), walked in destination order, on every target equal the reference",
+          "[kernel]") {
+  std::mt19937_64 rng(24);
+  std::vector<test_case> cases;
+  for (const data_type t : all_types) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim row_bytes : {16, 32, 64, 128}) {
+      for (int k = 0; k < 3; ++k) {
+        test_case tc = make_case(kernel_kind::copy, t, t, rng);
+        nest& n = tc.n;
+        n.cvt = memfmt::detail::conversion{t, t};
+        tc.scales.clear();
+        n.stream_stores = k == 2;
+        n.zero_tail = 0;
+        const dim row = row_bytes / size, blocks = 2 + static_cast<dim>(rng() % 20);
+        const dim pixels = 8 + static_cast<dim>(rng() % 50), pixel = (2048 << (k % 2)) / size;  // dst rows apart
+        if (row * blocks > pixel) continue;
+        n.nloops = 3;
+        n.loops[0] = loop{blocks, pixels * row + 1, row, 0};
+        n.loops[1] = loop{pixels, row, pixel, 0};
+        n.loops[2] = loop{row, 1, 1, 0};
+        fill_buffers(tc, blocks * (pixels * row + 1), pixels * pixel, 0, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target, {"fixed rows, destination order"});
+}
+
 TEST_CASE("converted copies of short rows, many per call: rows back to back in the source, in the destination, in "
           "both or in neither, with every kind of scales, zero points, beta and padding, on every target equal the "
           "reference",
