@@ -574,6 +574,25 @@ TEST_CASE("results do not depend on threads", "[reorder][threads]") {
   REQUIRE(one == custom);
 }
 
+TEST_CASE("reorders of less than serial_bytes run on the calling thread, larger ones through parallel_for",
+          "[reorder][threads]") {
+  // nchw -> nhwc, an image per outer iteration: 2 x 8 KiB and 2 x 16 KiB (under 64 KiB),
+  // 2 x 256 KiB
+  for (const dims& shape : {dims{4, 8, 8, 8}, dims{2, 16, 16, 8}, dims{4, 64, 16, 16}}) {
+    const desc src(shape, data_type::f32, "nchw"), dst(shape, data_type::f32, "nhwc");
+    reorder_attr attr;
+    attr.threads = 2;
+    const reorder r(src, dst, attr);
+    int calls = 0;
+    check_parallel_for(r, src, dst, [&calls](dim count, const std::function<void(dim, dim)>& body) {
+      ++calls;
+      body(0, count);
+    }, 5);
+    INFO(src.get_size() + dst.get_size() << " bytes");
+    CHECK((calls > 0) == (src.get_size() + dst.get_size() >= reorder::serial_bytes));
+  }
+}
+
 TEST_CASE("a plan is cut into pieces for the threads it names", "[reorder][threads]") {
   // large enough to be shared: transposes (one whose rows are followed by padding), a
   // copy with padding, a tiled copy with the partial block fused to it; each against the

@@ -53,6 +53,10 @@ using parallel_for_fn = std::function<void(dim count, const std::function<void(d
 /// A reorder from one layout and type to another, planned once.
 class reorder {
  public:
+  /// Reorders whose source and destination together are smaller run on one thread
+  /// (see execute).
+  static constexpr std::size_t serial_bytes = 64 << 10;
+
   /// Plans the reorder.
   /// @throws error when the descriptors differ in dims, are not concrete, the destination
   ///         overlaps itself, or an attribute does not fit
@@ -71,7 +75,9 @@ class reorder {
   /// @throws error for a null pointer when the tensors are not empty
   void execute(const void* src, void* dst) const { execute(src, dst, default_parallel_for()); }
 
-  /// The same, with the caller's `parallel_for` (results do not depend on it).
+  /// The same, with the caller's `parallel_for` (results do not depend on it). Reorders
+  /// of less than `serial_bytes` (source and destination together) run on the calling
+  /// thread, without it: starting threads would take longer than the reorder.
   void execute(const void* src, void* dst, const parallel_for_fn& parallel_for) const {
     if (src_.has_zero_dim()) return;
     if (src == nullptr || dst == nullptr)
@@ -103,7 +109,7 @@ class reorder {
               run_ready(group[k], it * per, (it + 1) * per);
             }
         };
-        if (shared <= 1 || parallel_for == nullptr) {
+        if (shared <= 1 || parallel_for == nullptr || serial_) {
           run(0, shared);
         } else {
           parallel_for(shared, run);
@@ -289,6 +295,7 @@ class reorder {
       detail::placed_nest& p = nests[k];
       if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * threads) p.fused_loops = 0;
     }
+    serial_ = src_.get_size() + dst_.get_size() < serial_bytes;
     plan_.nests = std::move(nests);
     plan_.bind();
     cvt_ = cvt;
@@ -476,6 +483,7 @@ class reorder {
   dim src_size_ = 0, dst_size_ = 0;
   bool elementwise_ = false;
   bool integer_zero_points_ = false;
+  bool serial_ = false;  ///< small enough to run on the calling thread (serial_bytes)
   bound_nests plan_;
   detail::conversion cvt_;
   dims scale_strides_;
