@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -371,6 +372,7 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
 
 struct outcome {
   bool checked = false, mismatch = false, failed = false;
+  double speedup = 0;  ///< oneDNN's median time over memfmt's (0: not timed against oneDNN)
 };
 
 /// The first logical element (row-major) where memfmt and oneDNN differ, with its
@@ -498,7 +500,8 @@ outcome run(const problem& p, int number) {
       const mb::timing u = mb::time_runs([&] { dnn->execute(); }, policy);
       std::printf("          oneDNN  median %.4f ms, min %.4f ms, %.2f GB/s  (%d runs, %s)\n", u.median * 1e3,
                   u.min * 1e3, mb::gbps(traffic, u.median), u.reps, dnn->impl().c_str());
-      std::printf("          memfmt speedup over oneDNN: %.2fx\n", u.median / t.median);
+      result.speedup = u.median / t.median;
+      std::printf("          memfmt speedup over oneDNN: %.2fx\n", result.speedup);
     }
 #endif
   }
@@ -515,14 +518,28 @@ int reorder_main(const std::vector<std::string>& args) {
   if (problems.empty())
     throw usage_error("no problem given: end the command with dims, e.g. 'memfmt reorder --stag=nchw "
                       "--dtag=nChw16c 2x17x5x5'");
-  int checked = 0, mismatches = 0;
+  int checked = 0, mismatches = 0, timed = 0, slower = 0;
+  double log_speedups = 0, worst = 0;
+  std::size_t worst_index = 0;
   for (std::size_t k = 0; k < problems.size(); ++k) {
     const outcome o = run(problems[k], static_cast<int>(k + 1));
     checked += o.checked;
     mismatches += o.mismatch;
+    if (o.speedup > 0) {
+      ++timed;
+      slower += o.speedup < 1;
+      log_speedups += std::log(o.speedup);
+      if (worst == 0 || o.speedup < worst) {
+        worst = o.speedup;
+        worst_index = k + 1;
+      }
+    }
   }
   std::printf("%zu problem%s; %d checked against oneDNN, %d mismatch%s\n", problems.size(),
               problems.size() == 1 ? "" : "s", checked, mismatches, mismatches == 1 ? "" : "es");
+  if (timed > 1)
+    std::printf("speedup over oneDNN: geomean %.2fx over %d timed, %d slower than oneDNN, worst %.2fx ([%zu])\n",
+                std::exp(log_speedups / timed), timed, slower, worst, worst_index);
   return mismatches == 0 ? 0 : 1;
 }
 
