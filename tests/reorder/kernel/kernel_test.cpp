@@ -808,7 +808,7 @@ TEST_CASE("plain copies of short rows into destination rows a multiple of 2 KiB 
         nest& n = tc.n;
         n.cvt = memfmt::detail::conversion{t, t};
         tc.scales.clear();
-        n.stream_stores = k == 2;
+        n.stream_stores = false;  // (streamed copies keep the source's order)
         n.zero_tail = 0;
         const dim row = row_bytes / size, blocks = 2 + static_cast<dim>(rng() % 20);
         const dim pixels = 8 + static_cast<dim>(rng() % 50), pixel = (2048 << (k % 2)) / size;  // dst rows apart

@@ -478,12 +478,14 @@ struct copy_kernel {
                        K.dst_stride * dsz, J.dst_stride * dsz};
       if (fixed != nullptr) {
         const walk_repeat repeat{O.extent, O.src_stride * ssz, O.dst_stride * dsz};
-        if (w.dst_inner % 2048 == 0 && w.dst_outer < w.dst_inner && w.outer > 1 && w.inner >= 8) {
-          // Destination rows a multiple of 2 KiB apart share one or two L1 sets: walked
-          // along them, each outer step evicts the lines the last one left partly
+        if (!stream && w.dst_inner % 2048 == 0 && w.dst_outer < w.dst_inner && w.outer > 1 && w.inner >= 8) {
+          // In cache, destination rows a multiple of 2 KiB apart share one or two L1 sets:
+          // walked along them, each outer step evicts the lines the last one left partly
           // written. Along the outer loop instead, the destination goes in order (in L2
           // on Zen 5, one thread: nChw16c -> nhwc 1 x 512 x 7 x 7, rows 2 KiB apart, 46
-          // -> 131 to 134 GB/s).
+          // -> 131 to 134 GB/s). (From memory, the source goes in order, and the
+          // destination's lines stream: ab -> BA16a64b 256 MiB, one thread, fell from 49
+          // to 30 to 34 GB/s walked the other way.)
           MEMFMT_KERNEL_PATH("fixed rows, destination order");
           const row_walk across{w.inner, w.outer, w.src_inner, w.src_outer, w.dst_inner, w.dst_outer};
           return fixed(src, dst, across, stream, repeat);
