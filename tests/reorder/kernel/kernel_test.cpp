@@ -768,6 +768,39 @@ TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> 
   require_paths(ran, with_tiles, {"short blocks"});
 }
 
+TEST_CASE("converting transposes of fewer columns than a tile and many rows (nChw16c -> nchw with 3 channels, a type "
+          "change), with scales, zero points and beta, on every target equal the reference",
+          "[kernel]") {
+  std::mt19937_64 rng(25);
+  std::vector<test_case> cases;
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (int k = 0; k < 4; ++k) {
+        static const dim row_counts[] = {64, 100, 513, 1100};
+        const dim rows = row_counts[rng() % std::size(row_counts)], cols = 1 + static_cast<dim>(rng() % 15);
+        const dim src_row = cols + static_cast<dim>(rng() % 2) * (16 - cols);  // packed, or blocks of 16
+        test_case tc = block_transpose_case(s, d, rows, cols, src_row, rows + static_cast<dim>(rng() % 3), k == 3, rng);
+        conversion& c = tc.n.cvt;
+        c.alpha = 0.75f;
+        if (k == 1) c.beta = -1.25f;
+        if (k == 2) {
+          c.src_zero_point = 3;
+          c.dst_zero_point = -7;
+        }
+        if (k % 2 == 0) {  // per column, or per element
+          tc.n.loops[1].scale_stride = 1;
+          if (k == 2) tc.n.loops[0].scale_stride = cols;
+          tc.scales.resize(static_cast<std::size_t>(k == 2 ? rows * cols : cols));
+          for (float& f : tc.scales) f = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+        }
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"transposed then converted"});
+}
+
 TEST_CASE("transposes into destination rows followed by zeros up to a tile (nchw -> nChw8c or nChw16c with 1 to 15 "
           "channels), plain, converted and with beta, on every target equal the reference",
           "[kernel]") {

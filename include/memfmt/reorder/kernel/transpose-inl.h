@@ -1695,6 +1695,38 @@ struct transpose_kernel {
     }
   }
 
+  /// Converting with fewer columns than a tile and many rows (nChw16c -> nchw with 3
+  /// channels, a type change): strips of rows are transposed plain, in the source type,
+  /// into a buffer whose rows are the destination's, which then convert as long rows
+  /// (converted first, each source row was a conversion of 3 elements: 0.1x oneDNN in L2
+  /// on Zen 5, one thread, 1 x 3 x 224 x 224 bf16 -> f32). Beta reads the destination
+  /// in its own order.
+  void transpose_then_convert(const std::byte* src, std::byte* dst, const float* scales, const loop& J,
+                              const loop& I) const {
+    MEMFMT_KERNEL_PATH("transposed then converted");
+    constexpr dim chunk = 512;  // rows per strip: destination elements per converted row
+    const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
+    const transpose_block_fn transpose = pick_transpose_block(src_size, I.extent);
+    const column_map map{I.extent, chunk, 0, 0};
+    HWY_ALIGN std::byte staged[static_cast<std::size_t>(tile_lanes) * chunk * 4];  // I.extent rows of `chunk`
+    HWY_ALIGN float values[chunk];
+    for (dim j = 0; j < J.extent; j += chunk) {
+      const dim rows = J.extent - j < chunk ? J.extent - j : chunk;
+      transpose(src + j * J.src_stride * ssz, J.src_stride, staged, map, 0, rows, I.extent, false);
+      for (dim i = 0; i < I.extent; ++i) {
+        const std::byte* row = staged + i * chunk * ssz;
+        const float* x = values;
+        if (cvt->src == data_type::f32) {
+          x = reinterpret_cast<const float*>(row);
+        } else {
+          to_f32(row, values, rows);
+        }
+        const row_params p{cvt, advance_scales(scales, i * I.scale_stride + j * J.scale_stride), J.scale_stride, stream};
+        store(x, dst + (j + i * I.dst_stride) * dsz, rows, p);
+      }
+    }
+  }
+
   /// One block: J = loops[n-2] (dst stride 1), I = loops[n-1] (src stride 1) and,
   /// when the nest folds columns, C = loops[n-3] (src stride I.extent); else C has
   /// extent 1.
@@ -1809,6 +1841,11 @@ struct transpose_kernel {
     if (plain) {
       plain_block(J, I, C)(src, J.src_stride, dst, column_map{I.extent, I.dst_stride, C.dst_stride, spare}, 0, J.extent,
                            C.extent * I.extent, stream);
+      return;
+    }
+    if (C.extent == 1 && I.extent < static_cast<dim>(tile_lanes) && J.extent >= 4 * static_cast<dim>(tile_lanes) &&
+        spare == 0) {
+      transpose_then_convert(src, dst, scales, J, I);
       return;
     }
     if (cvt->beta == 0.f) {
