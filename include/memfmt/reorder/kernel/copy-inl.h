@@ -499,9 +499,9 @@ struct copy_kernel {
         return;
       }
     }
-    // converted rows shorter than a line go in destination order, run by run, also when
-    // tile_rows put the loop of runs inside (partial lines of a run stay together, for
-    // the cache and for streaming stores); longer rows in source order
+    // rows shorter than a line go in destination order, run by run, also when tile_rows
+    // put the loop of runs inside (partial lines of a run stay together, for the cache
+    // and for streaming stores); longer rows in source order; converted rows as below
     bool k_inside = K.dst_stride < J.dst_stride && I.extent * dsz < 64;
     if (!plain) {
       // converted rows go many per call along the inside loop: the longer of the loops
