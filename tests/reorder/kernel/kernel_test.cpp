@@ -968,43 +968,6 @@ TEST_CASE("converted copies in one pass (no zero points, no sum): rows of half a
   require_paths(ran, with_tiles, {"rows of half a vector, two per vector"});
 }
 
-TEST_CASE("converted copies in one pass of rows whose zeros complete half a vector or a vector (nChw8c -> nChw8c "
-          "with 3 channels: 3 + 5 zeros), rows apart on both sides, with negative factors, on every target equal the "
-          "reference",
-          "[kernel]") {
-  // spans of 2, 4, 8 and 16 elements: half a vector or a vector on every SIMD target
-  std::mt19937_64 rng(28);
-  std::vector<test_case> cases;
-  const std::pair<dim, dim> rows_and_zeros[] = {{3, 5}, {5, 3}, {1, 7}, {3, 13}, {1, 1}, {3, 1}, {1, 3}, {2, 2}, {7, 1}};
-  for (const data_type s : all_types) {
-    for (const data_type d : all_types) {
-      for (int k = 0; k < 6; ++k) {
-        test_case tc;
-        nest& n = tc.n;
-        n.kind = kernel_kind::copy;
-        n.cvt = memfmt::detail::conversion{s, d};
-        n.cvt.alpha = k % 2 == 0 ? -0.75f : 1.f;  // (-0.75: zeros times it would be -0)
-        if (s == d && n.cvt.alpha == 1.f) n.cvt.alpha = 2.f;
-        const auto [row, zeros] = rows_and_zeros[rng() % std::size(rows_and_zeros)];
-        n.zero_tail = zeros;
-        const dim rows = 1 + static_cast<dim>(rng() % 70), span = row + zeros;
-        const dim src_row = span + static_cast<dim>(rng() % 2) * static_cast<dim>(rng() % 5);
-        const dim dst_row = span + static_cast<dim>(rng() % 2) * static_cast<dim>(1 + rng() % 4);
-        const bool per_row = k % 3 == 2;
-        n.nloops = 2;
-        n.loops[0] = loop{rows, src_row, dst_row, per_row ? 1 : 0};
-        n.loops[1] = loop{row, 1, 1, 0};
-        n.stream_stores = k % 4 == 1;
-        fill_buffers(tc, rows * src_row, rows * dst_row, per_row ? rows : 0, rng);
-        if (!per_row) tc.scales.clear();
-        cases.push_back(std::move(tc));
-      }
-    }
-  }
-  const paths_by_kernel ran = check_cases(cases);
-  require_paths(ran, with_tiles, {"rows and their zeros in half a vector, two per vector"});
-}
-
 TEST_CASE("converting transposes in one pass (no zero points, no sum): a strip's rows per call before the tiles, long "
           "rows after them, with no scale, one per source row or one per source column, on every target equal the "
           "reference",

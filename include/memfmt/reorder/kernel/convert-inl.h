@@ -423,7 +423,6 @@ struct row_params {
   dim scale_stride;     ///< between consecutive elements of the row
   bool stream;
   dim row_scale_stride = 0;  ///< between the first scales of consecutive rows (store_rows)
-  dim zero_tail = 0;         ///< zeros after each row, written with it (convert_rows; < Lanes(DF))
 };
 
 /// The scale factors of elements [k, k + count) of a row, in the first `count` lanes
@@ -451,7 +450,7 @@ inline bool converts_in_one_pass(const conversion& c, dim scale_stride) {
 /// reference again each step.
 template <data_type S, data_type D, bool Scaled>
 HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim n, dim rows,
-                                float alpha, const float* scales, dim row_scale_stride, dim zeros, bool stream) {
+                                float alpha, const float* scales, dim row_scale_stride, bool stream) {
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto src_size = static_cast<dim>(sizeof(storage_t<S>));
@@ -469,21 +468,16 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       return v;
     }
   };
-  const dim span = n + zeros;  // a row and its zeros
   dim r = 0;
 #if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
-  if (2 * span == N) {
-    MEMFMT_KERNEL_PATH(zeros == 0 ? "rows of half a vector, two per vector"
-                                  : "rows and their zeros in half a vector, two per vector");
+  if (2 * n == N) {
+    MEMFMT_KERNEL_PATH("rows of half a vector, two per vector");
     const DStore<S> ds;
     const hn::Half<DStore<S>> half_s;
     const DStore<D> dd;
     const hn::Half<DStore<D>> half_d;
     const hn::Half<DF> half_f;
-    const bool src_pairs = zeros == 0 && src_step == n * src_size, dst_pairs = dst_step == span * dst_size;
-    // the lanes of the rows, not of their zeros (0 * a negative factor would be -0)
-    const DI di;
-    const auto row_lanes = hn::RebindMask(df, hn::Lt(hn::And(hn::Iota(di, 0), hn::Set(di, span - 1)), hn::Set(di, n)));
+    const bool src_pairs = src_step == n * src_size, dst_pairs = dst_step == n * dst_size;
     const bool same_factor = scales == nullptr || row_scale_stride == 0;
     const VF common = hn::Set(df, factor(0));
     for (; r + 2 <= rows; r += 2) {
@@ -491,13 +485,9 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       const auto* s_next = reinterpret_cast<const storage_t<S>*>(src + (r + 1) * src_step);
       auto* d = reinterpret_cast<storage_t<D>*>(dst + r * dst_step);
       auto* d_next = reinterpret_cast<storage_t<D>*>(dst + (r + 1) * dst_step);
-      const auto in = src_pairs  ? hn::LoadU(ds, s)
-                      : zeros == 0 ? hn::Combine(ds, hn::LoadU(half_s, s_next), hn::LoadU(half_s, s))
-                                   : hn::Combine(ds, load_first(half_s, s_next, n), load_first(half_s, s, n));
+      const auto in = src_pairs ? hn::LoadU(ds, s) : hn::Combine(ds, hn::LoadU(half_s, s_next), hn::LoadU(half_s, s));
       const VF m = same_factor ? common : hn::Combine(df, hn::Set(half_f, factor(r + 1)), hn::Set(half_f, factor(r)));
-      VF v = times(m, widen_to_f32<S>(in));
-      if (zeros != 0) v = hn::IfThenElseZero(row_lanes, v);
-      const auto out = to_storage<D, may_be_nan>(v);
+      const auto out = to_storage<D, may_be_nan>(times(m, widen_to_f32<S>(in)));
       if (dst_pairs) {
         store_maybe_stream(out, dd, d, stream);
       } else {  // (half vectors go through the cache: streaming stores pay for whole lines)
@@ -507,14 +497,10 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
     }
   }
 #endif
-  if (span == N) {  // a vector per row: no loop along it
-    const auto row_lanes = hn::FirstN(df, static_cast<std::size_t>(n));
+  if (n == N) {  // a vector per row: no loop along it
     for (; r < rows; ++r) {
       const VF m = hn::Set(df, factor(r));
-      const std::byte* s = src + r * src_step;
-      VF v = times(m, zeros == 0 ? load_f32<S>(s) : load_f32_first<S>(s, n));
-      if (zeros != 0) v = hn::IfThenElseZero(row_lanes, v);
-      store_f32<D, may_be_nan>(v, dst + r * dst_step, stream);
+      store_f32<D, may_be_nan>(times(m, load_f32<S>(src + r * src_step)), dst + r * dst_step, stream);
     }
   }
   for (; r < rows; ++r) {
@@ -530,17 +516,14 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
     for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D, may_be_nan>(load(k), load(k + N), d + k * dst_size, stream);
     for (; k + N <= n; k += N) store_f32<D, may_be_nan>(load(k), d + k * dst_size, stream);
     if (k < n) store_f32_first<D, may_be_nan>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
-    if (zeros != 0) store_f32_first<D, false>(hn::Zero(df), d + n * dst_size, zeros);
   }
 }
 
 /// convert_rows: `rows` rows of `n` elements of type S, row r at `src` + r * src_step
 /// bytes, converted in one pass to type D at `dst` + r * dst_step bytes: the results of
 /// to_f32_rows then store_rows, without the f32 rows in between. Rows of half a vector
-/// go two to a vector (one row of 8 f32 per AVX-512 vector cost half of it, masked), also
-/// with the p.zero_tail zeros after them that fill it (nChw8c with 3 channels). Nothing
-/// past a row and its zeros is read or written.
-/// @pre converts_in_one_pass(*p.cvt, p.scale_stride); p.zero_tail < Lanes(DF)
+/// go two to a vector (one row of 8 f32 per AVX-512 vector cost half of it, masked).
+/// Nothing past a row is read or written. @pre converts_in_one_pass(*p.cvt, p.scale_stride)
 template <data_type S, data_type D>
 HWY_INLINE void convert_rows_inline(const void* src, dim src_step, void* dst, dim dst_step, dim n, dim rows,
                                     const row_params& p) {
@@ -549,10 +532,9 @@ HWY_INLINE void convert_rows_inline(const void* src, dim src_step, void* dst, di
   auto* d = static_cast<std::byte*>(dst);
   const float* scales = c.scales != nullptr ? p.scales : nullptr;
   if (c.scales != nullptr || c.alpha != 1.f) {
-    return convert_rows_as<S, D, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales, p.row_scale_stride,
-                                       p.zero_tail, p.stream);
+    return convert_rows_as<S, D, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales, p.row_scale_stride, p.stream);
   }
-  return convert_rows_as<S, D, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0, p.zero_tail, p.stream);
+  return convert_rows_as<S, D, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0, p.stream);
 }
 
 /// convert_rows_inline, called.

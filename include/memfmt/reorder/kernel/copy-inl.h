@@ -586,15 +586,7 @@ struct copy_kernel {
   void converted_rows(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, const float* scales,
                       dim row_scale_stride, dim scale_stride, dim n, dim rows) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
-    const bool one_pass = convert != nullptr && (scales == nullptr || scale_stride == 0);
-    const auto lanes = static_cast<dim>(hn::Lanes(DF()));
-    // rows of whole vectors, or of half a vector (two per vector), cost nothing more
-    // than the vectors they fill; so do rows whose zeros complete one (nChw8c -> nChw8c
-    // with 3 channels: 3 + 5 zeros), converted in one pass with them
-    const dim span = n + static_cast<dim>(tail_bytes) / dsz;
-    const bool zeros_in_vectors = one_pass && tail_bytes != 0 && (span == lanes || 2 * span == lanes);
-    const bool whole_vectors = n % lanes == 0 || 2 * n == lanes || zeros_in_vectors;
-    if (tail_bytes != 0 && !zeros_in_vectors) {
+    if (tail_bytes != 0) {
       for (dim r = 0; r < rows; ++r) {
         std::byte* zeros = dst + r * dst_step + n * dsz;
         if (tail_bytes <= 64) {
@@ -605,6 +597,7 @@ struct copy_kernel {
       }
     }
     row_params p{cvt, scales, scale_stride, stream, row_scale_stride};
+    const bool one_pass = convert != nullptr && (scales == nullptr || scale_stride == 0);
     HWY_ALIGN float buffer[chunk_elems];
     // `count` elements from `from` converted to `to`, as one row whose first scale is at
     // p.scales
@@ -621,6 +614,10 @@ struct copy_kernel {
       }
       store(x, 0, to, 0, count, 1, p);
     };
+    const auto lanes = static_cast<dim>(hn::Lanes(DF()));
+    // rows of whole vectors, or of half a vector (two per vector), cost nothing more
+    // than the vectors they fill
+    const bool whole_vectors = n % lanes == 0 || 2 * n == lanes;
     const dim batch = chunk_elems / n;
     // the scales of a batch read as those of one long row
     const bool linear_scales = scales == nullptr || row_scale_stride == n * scale_stride;
@@ -651,7 +648,6 @@ struct copy_kernel {
     }
     if (one_pass) {
       MEMFMT_KERNEL_PATH("converted rows, one pass");
-      if (zeros_in_vectors) p.zero_tail = span - n;
       convert(src, src_step, dst, dst_step, n, rows, p);
       return;
     }
