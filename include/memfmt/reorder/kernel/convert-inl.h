@@ -274,15 +274,14 @@ HWY_INLINE VU bf16_rounded_high(VF v) {
 
 /// Lanes(DF) f32 results as type DT, like `store_converted<DT>`: NaN -> canonical
 /// quiet NaN for floating-point types, round to nearest even, saturation and NaN -> 0
-/// for integers. Without `MayBeNaN` (values converted from integers, not multiplied),
-/// the NaN checks are left out.
-template <data_type DT, bool MayBeNaN = true>
+/// for integers.
+template <data_type DT>
 HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
   const DF df;
   const DI di;
   const DU du;
   const DStore<DT> ds;
-  if constexpr (MayBeNaN && (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16)) v = canonical_nan(v);
+  if constexpr (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16) v = canonical_nan(v);
   if constexpr (DT == data_type::f32) {
     return v;
   } else if constexpr (DT == data_type::bf16) {
@@ -298,7 +297,7 @@ HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
   } else if constexpr (DT == data_type::s32) {
     const auto is_nan = hn::RebindMask(di, hn::IsNaN(v));
     const VF clamped = hn::Min(hn::Max(v, hn::Set(df, s32_lower_bound)), hn::Set(df, s32_upper_bound));
-    return MayBeNaN ? hn::IfThenZeroElse(is_nan, round_to_i32(clamped)) : round_to_i32(clamped);
+    return hn::IfThenZeroElse(is_nan, round_to_i32(clamped));
   } else {  // s8, u8
     const float lo = DT == data_type::s8 ? -128.f : 0.f, hi = DT == data_type::s8 ? 127.f : 255.f;
     const auto is_nan = hn::RebindMask(du, hn::IsNaN(v));
@@ -308,7 +307,7 @@ HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
     // the result. Cheaper than a conversion, whose overflow checks cannot fire here.
     const VU bits = hn::BitCast(du, hn::Add(clamped, hn::Set(df, 12582912.f)));
     const hn::Rebind<std::uint8_t, DF> d8;
-    const VU low = MayBeNaN ? hn::IfThenZeroElse(is_nan, bits) : bits;
+    const VU low = hn::IfThenZeroElse(is_nan, bits);
 #if HWY_TARGET == HWY_AVX3_DL
     // Highway 1.0.3's TruncateTo from 32 to 8 bits is wrong on AVX3_DL (it permutes
     // 32-bit lanes by byte indices): the low byte, alone in its lane, is demoted instead
@@ -321,34 +320,34 @@ HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
 }
 
 /// Stores Lanes(DF) f32 results at `p` as type DT (see to_storage).
-template <data_type DT, bool MayBeNaN = true>
+template <data_type DT>
 HWY_INLINE void store_f32(VF v, void* p, bool stream) {
-  store_maybe_stream(to_storage<DT, MayBeNaN>(v), DStore<DT>(), static_cast<storage_t<DT>*>(p), stream);
+  store_maybe_stream(to_storage<DT>(v), DStore<DT>(), static_cast<storage_t<DT>*>(p), stream);
 }
 
 /// Stores the first `count` of Lanes(DF) f32 results at `p` as type DT (see to_storage,
 /// store_first).
-template <data_type DT, bool MayBeNaN = true>
+template <data_type DT>
 HWY_INLINE void store_f32_first(VF v, void* p, dim count) {
-  store_first(to_storage<DT, MayBeNaN>(v), DStore<DT>(), static_cast<storage_t<DT>*>(p), count);
+  store_first(to_storage<DT>(v), DStore<DT>(), static_cast<storage_t<DT>*>(p), count);
 }
 
 /// Stores 2 Lanes(DF) f32 results, v0 first, at `p` as type DT, like two store_f32:
 /// bf16 packs both halves into one vector (one shuffle instead of two demotions).
-template <data_type DT, bool MayBeNaN = true>
+template <data_type DT>
 HWY_INLINE void store_f32_pair(VF v0, VF v1, void* p, bool stream) {
 #if HWY_TARGET != HWY_SCALAR  // (which lacks ConcatOdd)
   if constexpr (DT == data_type::bf16) {
     const hn::Repartition<std::uint16_t, DF> d16;
-    const VU r0 = bf16_rounded_high(MayBeNaN ? canonical_nan(v0) : v0);
-    const VU r1 = bf16_rounded_high(MayBeNaN ? canonical_nan(v1) : v1);
+    const VU r0 = bf16_rounded_high(canonical_nan(v0));
+    const VU r1 = bf16_rounded_high(canonical_nan(v1));
     const auto packed = hn::ConcatOdd(d16, hn::BitCast(d16, r1), hn::BitCast(d16, r0));
     store_maybe_stream(packed, d16, static_cast<std::uint16_t*>(p), stream);
     return;
   }
 #endif
-  store_f32<DT, MayBeNaN>(v0, p, stream);
-  store_f32<DT, MayBeNaN>(v1, static_cast<std::byte*>(p) + hn::Lanes(DF()) * sizeof(storage_t<DT>), stream);
+  store_f32<DT>(v0, p, stream);
+  store_f32<DT>(v1, static_cast<std::byte*>(p) + hn::Lanes(DF()) * sizeof(storage_t<DT>), stream);
 }
 
 /// Whether store_f32_quad packs s8 and u8 results with saturating packs: x86 below
@@ -358,7 +357,7 @@ inline constexpr bool packs_bytes = HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_
 
 /// Stores 4 Lanes(DF) f32 results, v0 first, at `p` as type DT, like four store_f32:
 /// s8 and u8 (with packs_bytes) fill one vector with two rounds of packs.
-template <data_type DT, bool MayBeNaN = true>
+template <data_type DT>
 HWY_INLINE void store_f32_quad(VF v0, VF v1, VF v2, VF v3, void* p, bool stream) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_SSE4
   if constexpr (DT == data_type::s8 || DT == data_type::u8) {
@@ -370,7 +369,7 @@ HWY_INLINE void store_f32_quad(VF v0, VF v1, VF v2, VF v3, void* p, bool stream)
     const auto to_int = [&](VF v) {
       const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
       const auto bits = hn::Sub(hn::BitCast(di, hn::Add(clamped, hn::Set(df, 12582912.f))), hn::Set(di, 0x4B400000));
-      return (MayBeNaN ? hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), bits) : bits).raw;
+      return hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), bits).raw;
     };
     const auto i0 = to_int(v0), i1 = to_int(v1), i2 = to_int(v2), i3 = to_int(v3);
     const hn::Repartition<std::uint8_t, DF> d8;
@@ -390,8 +389,8 @@ HWY_INLINE void store_f32_quad(VF v0, VF v1, VF v2, VF v3, void* p, bool stream)
   }
 #endif
   const std::size_t step = hn::Lanes(DF()) * sizeof(storage_t<DT>);
-  store_f32_pair<DT, MayBeNaN>(v0, v1, p, stream);
-  store_f32_pair<DT, MayBeNaN>(v2, v3, static_cast<std::byte*>(p) + 2 * step, stream);
+  store_f32_pair<DT>(v0, v1, p, stream);
+  store_f32_pair<DT>(v2, v3, static_cast<std::byte*>(p) + 2 * step, stream);
 }
 
 /// Stage A: `rows` rows of `n` elements of type S, row r at `src` + r * src_step
@@ -442,23 +441,19 @@ inline bool converts_in_one_pass(const conversion& c, dim scale_stride) {
   return c.src_zero_point == 0 && c.dst_zero_point == 0 && c.beta == 0.f && (c.scales == nullptr || scale_stride == 0);
 }
 
-/// The rows of convert_rows_inline, with the multiplication (by alpha times the row's
-/// scale when `scales` is not null) chosen at compile time. (Streaming is not: as a
-/// template parameter it added 15 % to the compile time of memfmt.hpp with header-only
-/// kernels, and a branch on a register per store costs next to nothing.) Arguments by value: a vector
-/// store may alias anything it can reach, so that a loop would read captures through a
-/// reference again each step.
-template <data_type S, data_type D, bool Scaled>
+/// The rows of convert_rows_inline, with the choices that do not change per row made at
+/// compile time: streaming stores, and a multiplication (by alpha times the row's scale
+/// when `scales` is not null). Arguments by value: a vector store may alias anything it
+/// can reach, so that a loop would read captures through a reference again each step.
+template <data_type S, data_type D, bool Stream, bool Scaled>
 HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim n, dim rows,
-                                float alpha, const float* scales, dim row_scale_stride, bool stream) {
+                                float alpha, const float* scales, dim row_scale_stride) {
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto src_size = static_cast<dim>(sizeof(storage_t<S>));
   constexpr auto dst_size = static_cast<dim>(sizeof(storage_t<D>));
   // a row's scale folds into alpha with the same single rounding as alpha * scale
   const auto factor = [=](dim r) { return scales != nullptr ? alpha * scales[r * row_scale_stride] : alpha; };
-  // integers not multiplied convert to no NaN: the checks for one are left out
-  constexpr bool may_be_nan = Scaled || !(S == data_type::s8 || S == data_type::u8 || S == data_type::s32);
   const auto times = [](VF m, VF v) {
     if constexpr (Scaled) {
       return hn::Mul(m, v);
@@ -487,12 +482,12 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       auto* d_next = reinterpret_cast<storage_t<D>*>(dst + (r + 1) * dst_step);
       const auto in = src_pairs ? hn::LoadU(ds, s) : hn::Combine(ds, hn::LoadU(half_s, s_next), hn::LoadU(half_s, s));
       const VF m = same_factor ? common : hn::Combine(df, hn::Set(half_f, factor(r + 1)), hn::Set(half_f, factor(r)));
-      const auto out = to_storage<D, may_be_nan>(times(m, widen_to_f32<S>(in)));
+      const auto out = to_storage<D>(times(m, widen_to_f32<S>(in)));
       if (dst_pairs) {
-        store_maybe_stream(out, dd, d, stream);
-      } else {  // (half vectors go through the cache: streaming stores pay for whole lines)
-        hn::StoreU(hn::LowerHalf(half_d, out), half_d, d);
-        hn::StoreU(hn::UpperHalf(half_d, out), half_d, d_next);
+        store_maybe_stream(out, dd, d, Stream);
+      } else {
+        store_maybe_stream(hn::LowerHalf(half_d, out), half_d, d, Stream);
+        store_maybe_stream(hn::UpperHalf(half_d, out), half_d, d_next, Stream);
       }
     }
   }
@@ -500,7 +495,7 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
   if (n == N) {  // a vector per row: no loop along it
     for (; r < rows; ++r) {
       const VF m = hn::Set(df, factor(r));
-      store_f32<D, may_be_nan>(times(m, load_f32<S>(src + r * src_step)), dst + r * dst_step, stream);
+      store_f32<D>(times(m, load_f32<S>(src + r * src_step)), dst + r * dst_step, Stream);
     }
   }
   for (; r < rows; ++r) {
@@ -511,11 +506,11 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
     dim k = 0;
     if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
       for (; k + 4 * N <= n; k += 4 * N)
-        store_f32_quad<D, may_be_nan>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * dst_size, stream);
+        store_f32_quad<D>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * dst_size, Stream);
     }
-    for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D, may_be_nan>(load(k), load(k + N), d + k * dst_size, stream);
-    for (; k + N <= n; k += N) store_f32<D, may_be_nan>(load(k), d + k * dst_size, stream);
-    if (k < n) store_f32_first<D, may_be_nan>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
+    for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D>(load(k), load(k + N), d + k * dst_size, Stream);
+    for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * dst_size, Stream);
+    if (k < n) store_f32_first<D>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
   }
 }
 
@@ -532,9 +527,13 @@ HWY_INLINE void convert_rows_inline(const void* src, dim src_step, void* dst, di
   auto* d = static_cast<std::byte*>(dst);
   const float* scales = c.scales != nullptr ? p.scales : nullptr;
   if (c.scales != nullptr || c.alpha != 1.f) {
-    return convert_rows_as<S, D, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales, p.row_scale_stride, p.stream);
+    return p.stream ? convert_rows_as<S, D, true, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales,
+                                                        p.row_scale_stride)
+                    : convert_rows_as<S, D, false, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales,
+                                                         p.row_scale_stride);
   }
-  return convert_rows_as<S, D, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0, p.stream);
+  return p.stream ? convert_rows_as<S, D, true, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0)
+                  : convert_rows_as<S, D, false, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0);
 }
 
 /// convert_rows_inline, called.
