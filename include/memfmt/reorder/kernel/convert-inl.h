@@ -1,13 +1,9 @@
 // Per-target vector conversions between the storage types and f32, and the
 // row stages every converting kernel is built from:
 //   stage A (`to_f32_row<S>`): source elements -> f32, exact;
-//   stage B (`store_row<D>`):  f32 -> conversion arithmetic -> destination elements;
-//   one pass (`convert_rows<S, D>`): both at once, for the conversions that multiply
-//   a row by one factor at most (no zero points, no sum), which are most of them.
-// The two stages serve every conversion with 6 + 6 functions per target; the one
-// pass takes 36, small ones, and saves the f32 rows in between (nchw bf16 -> f32 in
-// L2 went from 0.93x to 1.49x oneDNN's speed on Zen 4). Every result equals
-// convert_scalar.hpp bit for bit.
+//   stage B (`store_row<D>`):  f32 -> conversion arithmetic -> destination elements.
+// Splitting a conversion in two halves compiles 6 + 6 functions per target
+// instead of 36 type pairs. Every result equals convert_scalar.hpp bit for bit.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
 
@@ -26,7 +22,6 @@
 
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
-#include "memfmt/reorder/kernel/path.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
@@ -435,113 +430,6 @@ HWY_INLINE VF load_scales(const float* scales, dim stride, dim k, dim count = st
   return hn::Load(df, lanes);
 }
 
-/// Whether rows convert in one pass (convert_rows): the conversion multiplies a row by
-/// one factor at most (no zero points, no sum, no scale that changes along a row).
-inline bool converts_in_one_pass(const conversion& c, dim scale_stride) {
-  return c.src_zero_point == 0 && c.dst_zero_point == 0 && c.beta == 0.f && (c.scales == nullptr || scale_stride == 0);
-}
-
-/// The rows of convert_rows_inline, with the choices that do not change per row made at
-/// compile time: streaming stores, and a multiplication (by alpha times the row's scale
-/// when `scales` is not null). Arguments by value: a vector store may alias anything it
-/// can reach, so that a loop would read captures through a reference again each step.
-template <data_type S, data_type D, bool Stream, bool Scaled>
-HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim n, dim rows,
-                                float alpha, const float* scales, dim row_scale_stride) {
-  const DF df;
-  const auto N = static_cast<dim>(hn::Lanes(df));
-  constexpr auto src_size = static_cast<dim>(sizeof(storage_t<S>));
-  constexpr auto dst_size = static_cast<dim>(sizeof(storage_t<D>));
-  // a row's scale folds into alpha with the same single rounding as alpha * scale
-  const auto factor = [=](dim r) { return scales != nullptr ? alpha * scales[r * row_scale_stride] : alpha; };
-  const auto times = [](VF m, VF v) {
-    if constexpr (Scaled) {
-      return hn::Mul(m, v);
-    } else {
-      // no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would
-      // flush subnormals that the scalar reference keeps
-      return v;
-    }
-  };
-  dim r = 0;
-#if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
-  if (2 * n == N) {
-    MEMFMT_KERNEL_PATH("rows of half a vector, two per vector");
-    const DStore<S> ds;
-    const hn::Half<DStore<S>> half_s;
-    const DStore<D> dd;
-    const hn::Half<DStore<D>> half_d;
-    const hn::Half<DF> half_f;
-    const bool src_pairs = src_step == n * src_size, dst_pairs = dst_step == n * dst_size;
-    const bool same_factor = scales == nullptr || row_scale_stride == 0;
-    const VF common = hn::Set(df, factor(0));
-    for (; r + 2 <= rows; r += 2) {
-      const auto* s = reinterpret_cast<const storage_t<S>*>(src + r * src_step);
-      const auto* s_next = reinterpret_cast<const storage_t<S>*>(src + (r + 1) * src_step);
-      auto* d = reinterpret_cast<storage_t<D>*>(dst + r * dst_step);
-      auto* d_next = reinterpret_cast<storage_t<D>*>(dst + (r + 1) * dst_step);
-      const auto in = src_pairs ? hn::LoadU(ds, s) : hn::Combine(ds, hn::LoadU(half_s, s_next), hn::LoadU(half_s, s));
-      const VF m = same_factor ? common : hn::Combine(df, hn::Set(half_f, factor(r + 1)), hn::Set(half_f, factor(r)));
-      const auto out = to_storage<D>(times(m, widen_to_f32<S>(in)));
-      if (dst_pairs) {
-        store_maybe_stream(out, dd, d, Stream);
-      } else {
-        store_maybe_stream(hn::LowerHalf(half_d, out), half_d, d, Stream);
-        store_maybe_stream(hn::UpperHalf(half_d, out), half_d, d_next, Stream);
-      }
-    }
-  }
-#endif
-  if (n == N) {  // a vector per row: no loop along it
-    for (; r < rows; ++r) {
-      const VF m = hn::Set(df, factor(r));
-      store_f32<D>(times(m, load_f32<S>(src + r * src_step)), dst + r * dst_step, Stream);
-    }
-  }
-  for (; r < rows; ++r) {
-    const std::byte* s = src + r * src_step;
-    std::byte* d = dst + r * dst_step;
-    const VF m = hn::Set(df, factor(r));
-    const auto load = [&](dim at) { return times(m, load_f32<S>(s + at * src_size)); };
-    dim k = 0;
-    if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
-      for (; k + 4 * N <= n; k += 4 * N)
-        store_f32_quad<D>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * dst_size, Stream);
-    }
-    for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D>(load(k), load(k + N), d + k * dst_size, Stream);
-    for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * dst_size, Stream);
-    if (k < n) store_f32_first<D>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
-  }
-}
-
-/// convert_rows: `rows` rows of `n` elements of type S, row r at `src` + r * src_step
-/// bytes, converted in one pass to type D at `dst` + r * dst_step bytes: the results of
-/// to_f32_rows then store_rows, without the f32 rows in between. Rows of half a vector
-/// go two to a vector (one row of 8 f32 per AVX-512 vector cost half of it, masked).
-/// Nothing past a row is read or written. @pre converts_in_one_pass(*p.cvt, p.scale_stride)
-template <data_type S, data_type D>
-HWY_INLINE void convert_rows_inline(const void* src, dim src_step, void* dst, dim dst_step, dim n, dim rows,
-                                    const row_params& p) {
-  const conversion& c = *p.cvt;
-  const auto* s = static_cast<const std::byte*>(src);
-  auto* d = static_cast<std::byte*>(dst);
-  const float* scales = c.scales != nullptr ? p.scales : nullptr;
-  if (c.scales != nullptr || c.alpha != 1.f) {
-    return p.stream ? convert_rows_as<S, D, true, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales,
-                                                        p.row_scale_stride)
-                    : convert_rows_as<S, D, false, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales,
-                                                         p.row_scale_stride);
-  }
-  return p.stream ? convert_rows_as<S, D, true, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0)
-                  : convert_rows_as<S, D, false, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0);
-}
-
-/// convert_rows_inline, called.
-template <data_type S, data_type D>
-void convert_rows(const void* src, dim src_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
-  convert_rows_inline<S, D>(src, src_step, dst, dst_step, n, rows, p);
-}
-
 /// Stage B: `rows` rows of `n` f32 values, row r at `x` + r * x_step (any alignment),
 /// through the conversion arithmetic, stored as type D at `dst` + r * dst_step bytes
 /// (which is also read when beta != 0); row r's first scale is p.scales + r *
@@ -550,13 +438,8 @@ void convert_rows(const void* src, dim src_step, void* dst, dim dst_step, dim n,
 /// shorter than a vector costs about what a vector does.
 template <data_type D>
 void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
-  const conversion& c = *p.cvt;
-  if (converts_in_one_pass(c, p.scale_stride)) {
-    // (inline: a call more per row cost 20 % of nChw16c -> nchw bf16 -> f32 in L2, whose
-    // transposes store rows of 16)
-    return convert_rows_inline<data_type::f32, D>(x, x_step * static_cast<dim>(sizeof(float)), dst, dst_step, n, rows, p);
-  }
   const DF df;
+  const conversion& c = *p.cvt;
   const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
 
@@ -566,6 +449,7 @@ void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
   const bool has_src_zp = c.src_zero_point != 0;
   const bool has_beta = c.beta != 0.f;
   const bool has_dst_zp = c.dst_zero_point != 0;
+  const bool only_factor = !has_src_zp && !has_beta && !has_dst_zp && !per_lane_scale;
   const VF alpha = hn::Set(df, c.alpha);
   const VF src_zp = hn::Set(df, static_cast<float>(c.src_zero_point));
   const VF dst_zp = hn::Set(df, static_cast<float>(c.dst_zero_point));
@@ -593,6 +477,34 @@ void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
     // A row-wide scale folds into alpha with the same single rounding as alpha * scale.
     const VF row_multiplier = hn::Set(df, has_scales && !per_lane_scale ? c.alpha * scales[0] : c.alpha);
     dim k = 0;
+    if (only_factor) {
+      // Only a row-wide factor, or none: a loop without branches.
+      // (no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would
+      // flush subnormals that the scalar reference keeps)
+      const auto scale_rows = [&](auto stream, auto scaled) {
+        const auto load = [&](dim at) {
+          const VF v = hn::LoadU(df, xr + at);
+          if constexpr (decltype(scaled)::value) {
+            return hn::Mul(row_multiplier, v);
+          } else {
+            return v;
+          }
+        };
+        if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
+          for (; k + 4 * N <= n; k += 4 * N)
+            store_f32_quad<D>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
+        }
+        for (; k + 2 * N <= n; k += 2 * N) {
+          store_f32_pair<D>(load(k), load(k + N), d + k * size, stream);
+        }
+        for (; k + N <= n; k += N) store_f32<D>(load(k), d + k * size, stream);
+      };
+      if (p.stream) {
+        multiply ? scale_rows(std::true_type{}, std::true_type{}) : scale_rows(std::true_type{}, std::false_type{});
+      } else {
+        multiply ? scale_rows(std::false_type{}, std::true_type{}) : scale_rows(std::false_type{}, std::false_type{});
+      }
+    }
     for (; k + N <= n; k += N)
       store_f32<D>(convert(hn::LoadU(df, xr + k), scales, row_multiplier, k, N, d + k * size), d + k * size, p.stream);
     if (k < n) {
@@ -613,15 +525,6 @@ using to_f32_row_fn = void (*)(const void*, float*, dim);
 using store_row_fn = void (*)(const float*, void*, dim, const row_params&);
 using to_f32_rows_fn = void (*)(const void*, dim, float*, dim, dim, dim);
 using store_rows_fn = void (*)(const float*, dim, void*, dim, dim, dim, const row_params&);
-
-using convert_rows_fn = void (*)(const void*, dim, void*, dim, dim, dim, const row_params&);
-
-/// convert_rows for run-time source and destination types.
-inline convert_rows_fn pick_convert_rows(data_type s, data_type d) {
-  return visit_data_type(s, [d]<data_type S>() {
-    return visit_data_type(d, []<data_type D>() -> convert_rows_fn { return &convert_rows<S, D>; });
-  });
-}
 
 /// Stage A for a run-time source type.
 inline to_f32_row_fn pick_to_f32_row(data_type s) {
