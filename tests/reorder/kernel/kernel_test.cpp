@@ -924,6 +924,122 @@ TEST_CASE("converted copies of short rows, many per call: rows back to back in t
                 {"converted source runs, rows moved", "rows moved, converted destination runs", "converted rows, many per call"});
 }
 
+TEST_CASE("converted copies in one pass (no zero points, no sum): rows of half a vector two per vector, rows of a "
+          "vector and longer, back to back or apart on either side, with no scale, one or one per row, on every target "
+          "equal the reference",
+          "[kernel]") {
+  // nChw16c -> nChw8c s8 -> f32 on AVX-512: rows of 8, half a vector, two per vector;
+  // rows of 2, 4 and 8 are half a vector on the 128-bit targets, AVX2 and AVX-512.
+  std::mt19937_64 rng(26);
+  std::vector<test_case> cases;
+  static const dim row_lengths[] = {2, 4, 8, 16, 3, 24, 100};
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (int k = 0; k < 8; ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::copy;
+        n.cvt = memfmt::detail::conversion{s, d};
+        n.cvt.alpha = k % 3 == 0 && s != d ? 1.f : 0.75f;
+        const dim row = k < 3 ? row_lengths[k] : row_lengths[rng() % std::size(row_lengths)];
+        const bool src_packed = rng() % 2 == 0, dst_packed = rng() % 2 == 0;
+        n.zero_tail = dst_packed ? 0 : static_cast<dim>(rng() % 3);
+        const dim rows = 1 + static_cast<dim>(rng() % 70), groups = 1 + static_cast<dim>(rng() % 3);
+        const dim src_row = src_packed ? row : row + 1 + static_cast<dim>(rng() % 9);
+        const dim dst_row = dst_packed ? row : row + n.zero_tail + 1 + static_cast<dim>(rng() % 9);
+        const dim src_group = rows * src_row + static_cast<dim>(rng() % 5);
+        const dim dst_group = rows * dst_row + static_cast<dim>(rng() % 5);
+        // scales: none, one, per row (each row's own factor)
+        const int scales = static_cast<int>(rng() % 3);
+        const dim scale_elems = scales == 0 ? 0 : scales == 1 ? 1 : groups * rows;
+        n.nloops = 3;
+        n.loops[0] = loop{groups, src_group, dst_group, scales == 2 ? rows : 0};
+        n.loops[1] = loop{rows, src_row, dst_row, scales == 2 ? 1 : 0};
+        n.loops[2] = loop{row, 1, 1, 0};
+        n.stream_stores = k % 4 == 1;
+        fill_buffers(tc, groups * src_group, groups * dst_group, scale_elems, rng);
+        if (scale_elems == 0) tc.scales.clear();
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target, {"converted rows, one pass"});
+  require_paths(ran, with_tiles, {"rows of half a vector, two per vector"});
+}
+
+TEST_CASE("converted copies in one pass of rows whose zeros complete half a vector or a vector (nChw8c -> nChw8c "
+          "with 3 channels: 3 + 5 zeros), rows apart on both sides, with negative factors, on every target equal the "
+          "reference",
+          "[kernel]") {
+  // spans of 2, 4, 8 and 16 elements: half a vector or a vector on every SIMD target
+  std::mt19937_64 rng(28);
+  std::vector<test_case> cases;
+  const std::pair<dim, dim> rows_and_zeros[] = {{3, 5}, {5, 3}, {1, 7}, {3, 13}, {1, 1}, {3, 1}, {1, 3}, {2, 2}, {7, 1}};
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (int k = 0; k < 6; ++k) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::copy;
+        n.cvt = memfmt::detail::conversion{s, d};
+        n.cvt.alpha = k % 2 == 0 ? -0.75f : 1.f;  // (-0.75: zeros times it would be -0)
+        if (s == d && n.cvt.alpha == 1.f) n.cvt.alpha = 2.f;
+        const auto [row, zeros] = rows_and_zeros[rng() % std::size(rows_and_zeros)];
+        n.zero_tail = zeros;
+        const dim rows = 1 + static_cast<dim>(rng() % 70), span = row + zeros;
+        const dim src_row = span + static_cast<dim>(rng() % 2) * static_cast<dim>(rng() % 5);
+        const dim dst_row = span + static_cast<dim>(rng() % 2) * static_cast<dim>(1 + rng() % 4);
+        const bool per_row = k % 3 == 2;
+        n.nloops = 2;
+        n.loops[0] = loop{rows, src_row, dst_row, per_row ? 1 : 0};
+        n.loops[1] = loop{row, 1, 1, 0};
+        n.stream_stores = k % 4 == 1;
+        fill_buffers(tc, rows * src_row, rows * dst_row, per_row ? rows : 0, rng);
+        if (!per_row) tc.scales.clear();
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"rows and their zeros in half a vector, two per vector"});
+}
+
+TEST_CASE("converting transposes in one pass (no zero points, no sum): a strip's rows per call before the tiles, long "
+          "rows after them, with no scale, one per source row or one per source column, on every target equal the "
+          "reference",
+          "[kernel]") {
+  std::mt19937_64 rng(27);
+  std::vector<test_case> cases;
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      if (s == d) continue;  // (block_transpose_case scales type changes only)
+      for (int k = 0; k < 6; ++k) {
+        // few columns and many rows: transposed, then converted; else converted, then transposed
+        const bool few_columns = k % 2 == 0;
+        static const dim row_counts[] = {17, 64, 100, 513};
+        const dim rows = few_columns ? row_counts[1 + rng() % 3] : row_counts[rng() % std::size(row_counts)];
+        const dim cols = few_columns ? 1 + static_cast<dim>(rng() % 3) : 16 + static_cast<dim>(rng() % 40);
+        const dim src_row = cols + static_cast<dim>(rng() % 3);
+        test_case tc = block_transpose_case(s, d, rows, cols, src_row, rows + static_cast<dim>(rng() % 3), k == 3, rng);
+        nest& n = tc.n;
+        const int scales = k / 2;  // none, per source row (J), per source column (I)
+        if (scales == 1) {
+          n.loops[0].scale_stride = 1;
+          tc.scales.resize(static_cast<std::size_t>(rows));
+        } else if (scales == 2) {
+          n.loops[1].scale_stride = 1;
+          tc.scales.resize(static_cast<std::size_t>(cols));
+        }
+        for (float& f : tc.scales) f = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"strips converted in one pass", "transposed, then converted in one pass"});
+}
+
 TEST_CASE("plain copies of rows of 384 KiB and more (copied four vectors at a time, not by memcpy) on every target "
           "equal the reference",
           "[kernel]") {

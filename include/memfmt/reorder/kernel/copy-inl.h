@@ -408,6 +408,7 @@ struct copy_kernel {
   std::size_t src_size, dst_size;
   to_f32_rows_fn to_f32;
   store_rows_fn store;
+  convert_rows_fn convert;  ///< one pass, for the rows converts_in_one_pass allows (else null)
 
   std::size_t tail_bytes;  ///< zeros after each row (destination padding)
 
@@ -419,6 +420,7 @@ struct copy_kernel {
         dst_size(data_type_size(n.cvt.dst)),
         to_f32(plain ? nullptr : pick_to_f32_rows(n.cvt.src)),
         store(plain ? nullptr : pick_store_rows(n.cvt.dst)),
+        convert(plain || !converts_in_one_pass(n.cvt, 0) ? nullptr : pick_convert_rows(n.cvt.src, n.cvt.dst)),
         tail_bytes(static_cast<std::size_t>(n.zero_tail) * data_type_size(n.cvt.dst)) {}
 
   /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
@@ -578,11 +580,21 @@ struct copy_kernel {
   /// rows per call (one row per call cost 30 times oneDNN's time on rows of 8 elements:
   /// nChw16c -> nChw8c f32 -> bf16). Short rows back to back on one side convert there
   /// as one long row, through a buffer in L1 whose rows the plain row moves take to or
-  /// from the other side: a row shorter than a vector costs a vector otherwise.
+  /// from the other side: a row shorter than a vector costs a vector otherwise. Rows
+  /// that convert in one pass (convert_rows) skip the buffer when they fill whole
+  /// vectors, or half a vector each (two per vector).
   void converted_rows(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, const float* scales,
                       dim row_scale_stride, dim scale_stride, dim n, dim rows) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
-    if (tail_bytes != 0) {
+    const bool one_pass = convert != nullptr && (scales == nullptr || scale_stride == 0);
+    const auto lanes = static_cast<dim>(hn::Lanes(DF()));
+    // rows of whole vectors, or of half a vector (two per vector), cost nothing more
+    // than the vectors they fill; so do rows whose zeros complete one (nChw8c -> nChw8c
+    // with 3 channels: 3 + 5 zeros), converted in one pass with them
+    const dim span = n + static_cast<dim>(tail_bytes) / dsz;
+    const bool zeros_in_vectors = one_pass && tail_bytes != 0 && (span == lanes || 2 * span == lanes);
+    const bool whole_vectors = n % lanes == 0 || 2 * n == lanes || zeros_in_vectors;
+    if (tail_bytes != 0 && !zeros_in_vectors) {
       for (dim r = 0; r < rows; ++r) {
         std::byte* zeros = dst + r * dst_step + n * dsz;
         if (tail_bytes <= 64) {
@@ -592,27 +604,35 @@ struct copy_kernel {
         }
       }
     }
-    HWY_ALIGN float buffer[chunk_elems];
     row_params p{cvt, scales, scale_stride, stream, row_scale_stride};
+    HWY_ALIGN float buffer[chunk_elems];
+    // `count` elements from `from` converted to `to`, as one row whose first scale is at
+    // p.scales
+    const auto convert_run = [&](const std::byte* from, std::byte* to, dim count) {
+      if (one_pass) {
+        convert(from, 0, to, 0, count, 1, p);
+        return;
+      }
+      const float* x = buffer;
+      if (cvt->src == data_type::f32) {
+        x = reinterpret_cast<const float*>(from);  // read with unaligned loads only
+      } else {
+        to_f32(from, 0, buffer, 0, count, 1);
+      }
+      store(x, 0, to, 0, count, 1, p);
+    };
     const dim batch = chunk_elems / n;
     // the scales of a batch read as those of one long row
     const bool linear_scales = scales == nullptr || row_scale_stride == n * scale_stride;
-    if (rows > 1 && n < short_converted_row && linear_scales) {
+    if (rows > 1 && n < short_converted_row && linear_scales && !(one_pass && whole_vectors)) {
       if (src_step == n * ssz && cvt->beta == 0.f) {
         MEMFMT_KERNEL_PATH("converted source runs, rows moved");
         HWY_ALIGN std::byte converted[chunk_elems * sizeof(float)];
         p.stream = false;
         for (dim r = 0; r < rows; r += batch) {
           const dim count = rows - r < batch ? rows - r : batch;
-          const std::byte* from = src + r * src_step;
-          const float* x = buffer;
-          if (cvt->src == data_type::f32) {
-            x = reinterpret_cast<const float*>(from);  // read with unaligned loads only
-          } else {
-            to_f32(from, 0, buffer, 0, n * count, 1);
-          }
           if (scales != nullptr) p.scales = scales + r * row_scale_stride;
-          store(x, 0, converted, 0, n * count, 1, p);
+          convert_run(src + r * src_step, converted, n * count);
           move_rows_of(converted, n * dsz, dst + r * dst_step, dst_step, n * dsz, count, stream);
         }
         return;
@@ -623,17 +643,17 @@ struct copy_kernel {
         for (dim r = 0; r < rows; r += batch) {
           const dim count = rows - r < batch ? rows - r : batch;
           move_rows_of(src + r * src_step, src_step, moved, n * ssz, n * ssz, count, false);
-          const float* x = buffer;
-          if (cvt->src == data_type::f32) {
-            x = reinterpret_cast<const float*>(moved);
-          } else {
-            to_f32(moved, 0, buffer, 0, n * count, 1);
-          }
           if (scales != nullptr) p.scales = scales + r * row_scale_stride;
-          store(x, 0, dst + r * dst_step, 0, n * count, 1, p);
+          convert_run(moved, dst + r * dst_step, n * count);
         }
         return;
       }
+    }
+    if (one_pass) {
+      MEMFMT_KERNEL_PATH("converted rows, one pass");
+      if (zeros_in_vectors) p.zero_tail = span - n;
+      convert(src, src_step, dst, dst_step, n, rows, p);
+      return;
     }
     MEMFMT_KERNEL_PATH("converted rows, many per call");
     if (cvt->src == data_type::f32) {  // read with unaligned loads only
@@ -657,6 +677,10 @@ struct copy_kernel {
       return;
     }
     row_params p{cvt, scales, scale_stride, stream};
+    if (convert != nullptr && (scales == nullptr || scale_stride == 0)) {
+      convert(src, 0, dst, 0, n, 1, p);
+      return;
+    }
     if (cvt->src == data_type::f32) {
       // one call for the whole row: nothing to stage (a call per 512 elements cost 4 to
       // 9 % of nchw f32 -> s8 and nChw16c f32 -> bf16 1 x 96 x 28 x 28 in L2 on Zen 5)

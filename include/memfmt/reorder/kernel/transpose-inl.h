@@ -1509,6 +1509,7 @@ struct transpose_kernel {
   std::array<tile_plain_fn, 3> f32_tiles{};  ///< conversions: f32 tile transposes, widest first
   to_f32_row_fn to_f32 = nullptr;
   store_row_fn store = nullptr;
+  convert_rows_fn convert = nullptr;  ///< one pass, for the rows converts_in_one_pass allows
 
   explicit transpose_kernel(const nest& n) : transpose_kernel(n, n.cvt) {}
 
@@ -1540,6 +1541,7 @@ struct transpose_kernel {
       } else {
         to_f32 = pick_to_f32_row(c.src);
         store = pick_store_row(c.dst);
+        if (converts_in_one_pass(c, 0)) convert = pick_convert_rows(c.src, c.dst);
       }
     }
   }
@@ -1663,32 +1665,45 @@ struct transpose_kernel {
     const dim columns = C.extent * I.extent;
     const column_map map{I.extent, I.dst_stride, C.dst_stride, spare};
     const transpose_block_fn transpose = pick_transpose_block(dst_size, tile_side(J, I, C));
+    const bool one_pass = convert != nullptr && (scales == nullptr || I.scale_stride == 0);
+    if (one_pass) MEMFMT_KERNEL_PATH("strips converted in one pass");
     HWY_ALIGN float staged[chunk];
     HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
     for (dim j = 0; j < J.extent; j += W) {
       const dim rows = J.extent - j < W ? J.extent - j : W;
       for (dim i = 0; i < columns; i += chunk) {
         const dim cols = columns - i < chunk ? columns - i : chunk;
-        for (dim k = 0; k < rows; ++k) {
-          const std::byte* row = src + ((j + k) * J.src_stride + i) * ssz;
-          const dim left = columns - i - cols;  // of this row, after this chunk
-          if (stream && left > 0) {
-            // from memory: ask for this row's next chunk while this one converts (W rows
-            // far apart outrun the hardware prefetcher: nchw -> nChw16c f32 -> bf16 256 MiB
-            // on Zen 5, one thread, at 16 GB/s, under half of memcpy's)
-            const auto next = reinterpret_cast<std::uintptr_t>(row) + static_cast<std::uintptr_t>(cols * ssz);
+        const std::byte* first = src + (j * J.src_stride + i) * ssz;
+        const dim left = columns - i - cols;  // of each row, after this chunk
+        if (stream && left > 0) {
+          // from memory: ask for the rows' next chunk while this one converts (W rows far
+          // apart outrun the hardware prefetcher: nchw -> nChw16c f32 -> bf16 256 MiB on
+          // Zen 5, one thread, at 16 GB/s, under half of memcpy's)
+          for (dim k = 0; k < rows; ++k) {
+            const auto next = reinterpret_cast<std::uintptr_t>(first + k * J.src_stride * ssz + cols * ssz);
             const auto last = next + static_cast<std::uintptr_t>(std::min(left, chunk) * ssz);
             for (auto line = next & ~std::uintptr_t{63}; line < last; line += 64) prefetch_line(line);
           }
-          const float* x = staged;
-          if (cvt->src == data_type::f32) {
-            x = reinterpret_cast<const float*>(row);  // read with unaligned loads only
-          } else {
-            to_f32(row, staged, cols);
+        }
+        if (one_pass) {
+          // the strip's rows in one call (two calls per row cost 20 % of nChw16c -> nchw
+          // bf16 -> f32 in L2, whose rows are 16 elements)
+          const row_params p{cvt, advance_scales(scales, j * J.scale_stride + i * I.scale_stride), 0, false,
+                             J.scale_stride};
+          convert(first, J.src_stride * ssz, converted, chunk * dsz, cols, rows, p);
+        } else {
+          for (dim k = 0; k < rows; ++k) {
+            const std::byte* row = first + k * J.src_stride * ssz;
+            const float* x = staged;
+            if (cvt->src == data_type::f32) {
+              x = reinterpret_cast<const float*>(row);  // read with unaligned loads only
+            } else {
+              to_f32(row, staged, cols);
+            }
+            const row_params p{cvt, advance_scales(scales, (j + k) * J.scale_stride + i * I.scale_stride),
+                               I.scale_stride, false};
+            store(x, converted + k * chunk * dsz, cols, p);
           }
-          const row_params p{cvt, advance_scales(scales, (j + k) * J.scale_stride + i * I.scale_stride), I.scale_stride,
-                             false};
-          store(x, converted + k * chunk * dsz, cols, p);
         }
         transpose(converted, chunk, dst + j * dsz, map, i, rows, cols, stream);
       }
@@ -1710,18 +1725,24 @@ struct transpose_kernel {
     const column_map map{I.extent, chunk, 0, 0};
     HWY_ALIGN std::byte staged[static_cast<std::size_t>(tile_lanes) * chunk * 4];  // I.extent rows of `chunk`
     HWY_ALIGN float values[chunk];
+    const bool one_pass = convert != nullptr && (scales == nullptr || J.scale_stride == 0);
+    if (one_pass) MEMFMT_KERNEL_PATH("transposed, then converted in one pass");
     for (dim j = 0; j < J.extent; j += chunk) {
       const dim rows = J.extent - j < chunk ? J.extent - j : chunk;
       transpose(src + j * J.src_stride * ssz, J.src_stride, staged, map, 0, rows, I.extent, false);
       for (dim i = 0; i < I.extent; ++i) {
         const std::byte* row = staged + i * chunk * ssz;
+        const row_params p{cvt, advance_scales(scales, i * I.scale_stride + j * J.scale_stride), J.scale_stride, stream};
+        if (one_pass) {
+          convert(row, 0, dst + (j + i * I.dst_stride) * dsz, 0, rows, 1, p);
+          continue;
+        }
         const float* x = values;
         if (cvt->src == data_type::f32) {
           x = reinterpret_cast<const float*>(row);
         } else {
           to_f32(row, values, rows);
         }
-        const row_params p{cvt, advance_scales(scales, i * I.scale_stride + j * J.scale_stride), J.scale_stride, stream};
         store(x, dst + (j + i * I.dst_stride) * dsz, rows, p);
       }
     }
