@@ -437,6 +437,12 @@ HWY_INLINE VF load_scales(const float* scales, dim stride, dim k, dim count = st
   return hn::Load(df, lanes);
 }
 
+/// Whether this target has convert_rows. EMU128, Highway's fallback for CPUs without
+/// SSE4, does not: its vectors are arrays of lanes, and its 36 one-pass functions took
+/// half of the compile time of all kernels under AddressSanitizer (300 of 600 s with
+/// clang 14). It converts in two stages, which a CPU without SSE4 hardly notices.
+inline constexpr bool has_convert_rows = HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR;
+
 /// Whether rows convert in one pass (convert_rows): the conversion multiplies a row by
 /// one factor at most (no zero points, no sum, no scale that changes along a row).
 inline bool converts_in_one_pass(const conversion& c, dim scale_stride) {
@@ -570,10 +576,13 @@ void convert_rows(const void* src, dim src_step, void* dst, dim dst_step, dim n,
 template <data_type D>
 void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
   const conversion& c = *p.cvt;
-  if (converts_in_one_pass(c, p.scale_stride)) {
-    // (inline: a call more per row cost 20 % of nChw16c -> nchw bf16 -> f32 in L2, whose
-    // transposes store rows of 16)
-    return convert_rows_inline<data_type::f32, D>(x, x_step * static_cast<dim>(sizeof(float)), dst, dst_step, n, rows, p);
+  if constexpr (has_convert_rows) {
+    if (converts_in_one_pass(c, p.scale_stride)) {
+      // (inline: a call more per row cost 20 % of nChw16c -> nchw bf16 -> f32 in L2,
+      // whose transposes store rows of 16)
+      return convert_rows_inline<data_type::f32, D>(x, x_step * static_cast<dim>(sizeof(float)), dst, dst_step, n,
+                                                    rows, p);
+    }
   }
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
@@ -635,11 +644,17 @@ using store_rows_fn = void (*)(const float*, dim, void*, dim, dim, dim, const ro
 
 using convert_rows_fn = void (*)(const void*, dim, void*, dim, dim, dim, const row_params&);
 
-/// convert_rows for run-time source and destination types.
+/// convert_rows for run-time source and destination types; null where the target has
+/// none (has_convert_rows).
 inline convert_rows_fn pick_convert_rows(data_type s, data_type d) {
+#if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR  // (as has_convert_rows says)
+  (void)s, (void)d;
+  return nullptr;
+#else
   return visit_data_type(s, [d]<data_type S>() {
     return visit_data_type(d, []<data_type D>() -> convert_rows_fn { return &convert_rows<S, D>; });
   });
+#endif
 }
 
 /// Stage A for a run-time source type.
