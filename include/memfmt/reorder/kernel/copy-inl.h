@@ -423,6 +423,12 @@ struct copy_kernel {
         convert(plain || !converts_in_one_pass(n.cvt, 0) ? nullptr : pick_convert_rows(n.cvt.src, n.cvt.dst)),
         tail_bytes(static_cast<std::size_t>(n.zero_tail) * data_type_size(n.cvt.dst)) {}
 
+  /// Whether rows whose scales are `scales` (null: none), `scale_stride` apart along a
+  /// row, convert in one pass: the kernel has `convert` and the scale is the row's.
+  bool one_pass(const float* scales, dim scale_stride) const {
+    return convert != nullptr && (scales == nullptr || scale_stride == 0);
+  }
+
   /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
   /// kernel owns two loops), for each iteration of O.
   void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& K, const loop& J, const loop& I,
@@ -586,13 +592,13 @@ struct copy_kernel {
   void converted_rows(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, const float* scales,
                       dim row_scale_stride, dim scale_stride, dim n, dim rows) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
-    const bool one_pass = convert != nullptr && (scales == nullptr || scale_stride == 0);
+    const bool in_one_pass = one_pass(scales, scale_stride);
     const auto lanes = static_cast<dim>(hn::Lanes(DF()));
     // rows of whole vectors, or of half a vector (two per vector), cost nothing more
     // than the vectors they fill; so do rows whose zeros complete one (nChw8c -> nChw8c
     // with 3 channels: 3 + 5 zeros), converted in one pass with them
     const dim span = n + static_cast<dim>(tail_bytes) / dsz;
-    const bool zeros_in_vectors = one_pass && tail_bytes != 0 && (span == lanes || 2 * span == lanes);
+    const bool zeros_in_vectors = in_one_pass && tail_bytes != 0 && (span == lanes || 2 * span == lanes);
     const bool whole_vectors = n % lanes == 0 || 2 * n == lanes || zeros_in_vectors;
     if (tail_bytes != 0 && !zeros_in_vectors) {
       for (dim r = 0; r < rows; ++r) {
@@ -609,7 +615,7 @@ struct copy_kernel {
     // `count` elements from `from` converted to `to`, as one row whose first scale is at
     // p.scales
     const auto convert_run = [&](const std::byte* from, std::byte* to, dim count) {
-      if (one_pass) {
+      if (in_one_pass) {
         convert(from, 0, to, 0, count, 1, p);
         return;
       }
@@ -624,7 +630,7 @@ struct copy_kernel {
     const dim batch = chunk_elems / n;
     // the scales of a batch read as those of one long row
     const bool linear_scales = scales == nullptr || row_scale_stride == n * scale_stride;
-    if (rows > 1 && n < short_converted_row && linear_scales && !(one_pass && whole_vectors)) {
+    if (rows > 1 && n < short_converted_row && linear_scales && !(in_one_pass && whole_vectors)) {
       if (src_step == n * ssz && cvt->beta == 0.f) {
         MEMFMT_KERNEL_PATH("converted source runs, rows moved");
         HWY_ALIGN std::byte converted[chunk_elems * sizeof(float)];
@@ -649,7 +655,7 @@ struct copy_kernel {
         return;
       }
     }
-    if (one_pass) {
+    if (in_one_pass) {
       MEMFMT_KERNEL_PATH("converted rows, one pass");
       if (zeros_in_vectors) p.zero_tail = span - n;
       convert(src, src_step, dst, dst_step, n, rows, p);
@@ -677,7 +683,7 @@ struct copy_kernel {
       return;
     }
     row_params p{cvt, scales, scale_stride, stream};
-    if (convert != nullptr && (scales == nullptr || scale_stride == 0)) {
+    if (one_pass(scales, scale_stride)) {
       convert(src, 0, dst, 0, n, 1, p);
       return;
     }

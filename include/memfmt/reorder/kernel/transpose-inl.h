@@ -1546,6 +1546,12 @@ struct transpose_kernel {
     }
   }
 
+  /// Whether rows whose scales are `scales` (null: none), `scale_stride` apart along a
+  /// row, convert in one pass: the kernel has `convert` and the scale is the row's.
+  bool one_pass(const float* scales, dim scale_stride) const {
+    return convert != nullptr && (scales == nullptr || scale_stride == 0);
+  }
+
   /// Rows j in [j0, j1) of the block, elements i in [i0, i1), with the scalar strided rows.
   void scalar_part(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
                    dim j1, dim i0, dim i1) const {
@@ -1665,8 +1671,8 @@ struct transpose_kernel {
     const dim columns = C.extent * I.extent;
     const column_map map{I.extent, I.dst_stride, C.dst_stride, spare};
     const transpose_block_fn transpose = pick_transpose_block(dst_size, tile_side(J, I, C));
-    const bool one_pass = convert != nullptr && (scales == nullptr || I.scale_stride == 0);
-    if (one_pass) MEMFMT_KERNEL_PATH("strips converted in one pass");
+    const bool in_one_pass = one_pass(scales, I.scale_stride);
+    if (in_one_pass) MEMFMT_KERNEL_PATH("strips converted in one pass");
     HWY_ALIGN float staged[chunk];
     HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
     for (dim j = 0; j < J.extent; j += W) {
@@ -1685,7 +1691,7 @@ struct transpose_kernel {
             for (auto line = next & ~std::uintptr_t{63}; line < last; line += 64) prefetch_line(line);
           }
         }
-        if (one_pass) {
+        if (in_one_pass) {
           // the strip's rows in one call (two calls per row cost 20 % of nChw16c -> nchw
           // bf16 -> f32 in L2, whose rows are 16 elements)
           const row_params p{cvt, advance_scales(scales, j * J.scale_stride + i * I.scale_stride), 0, false,
@@ -1725,15 +1731,15 @@ struct transpose_kernel {
     const column_map map{I.extent, chunk, 0, 0};
     HWY_ALIGN std::byte staged[static_cast<std::size_t>(tile_lanes) * chunk * 4];  // I.extent rows of `chunk`
     HWY_ALIGN float values[chunk];
-    const bool one_pass = convert != nullptr && (scales == nullptr || J.scale_stride == 0);
-    if (one_pass) MEMFMT_KERNEL_PATH("transposed, then converted in one pass");
+    const bool in_one_pass = one_pass(scales, J.scale_stride);
+    if (in_one_pass) MEMFMT_KERNEL_PATH("transposed, then converted in one pass");
     for (dim j = 0; j < J.extent; j += chunk) {
       const dim rows = J.extent - j < chunk ? J.extent - j : chunk;
       transpose(src + j * J.src_stride * ssz, J.src_stride, staged, map, 0, rows, I.extent, false);
       for (dim i = 0; i < I.extent; ++i) {
         const std::byte* row = staged + i * chunk * ssz;
         const row_params p{cvt, advance_scales(scales, i * I.scale_stride + j * J.scale_stride), J.scale_stride, stream};
-        if (one_pass) {
+        if (in_one_pass) {
           convert(row, 0, dst + (j + i * I.dst_stride) * dsz, 0, rows, 1, p);
           continue;
         }
