@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -1039,6 +1040,59 @@ TEST_CASE("converting transposes in one pass (no zero points, no sum): a strip's
   }
   const paths_by_kernel ran = check_cases(cases);
   require_paths(ran, with_convert_rows, {"strips converted in one pass", "transposed, then converted in one pass"});
+}
+
+TEST_CASE("converted copies and transposes in one pass with factors NaN, infinite, zero, negative zero, huge or "
+          "subnormal (integer sources too: their NaN checks stay when they are multiplied), on every target equal the "
+          "reference",
+          "[kernel]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float factors[] = {std::numeric_limits<float>::quiet_NaN(), inf, -inf, 0.f, -0.f, 3e38f, -1e-40f, 1.f};
+  std::mt19937_64 rng(29);
+  std::vector<test_case> cases;
+  // each row's own factor, the factors in turn from `first` (rows of 3 + 5 zeros: the
+  // zeros stay +0 whatever the factor)
+  const auto set_factors = [&](test_case& tc, std::size_t first) {
+    for (std::size_t i = 0; i < tc.scales.size(); ++i) tc.scales[i] = factors[(first + i) % std::size(factors)];
+  };
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (const auto [row, zeros] : {std::pair<dim, dim>{8, 0}, {3, 5}, {16, 0}, {37, 0}}) {
+        test_case tc;
+        nest& n = tc.n;
+        n.kind = kernel_kind::copy;
+        n.cvt = memfmt::detail::conversion{s, d};
+        n.zero_tail = zeros;
+        const dim rows = 2 * static_cast<dim>(std::size(factors)) + 1;
+        const dim src_row = row + zeros + static_cast<dim>(rng() % 3), dst_row = row + zeros;
+        n.nloops = 2;
+        n.loops[0] = loop{rows, src_row, dst_row, 1};
+        n.loops[1] = loop{row, 1, 1, 0};
+        fill_buffers(tc, rows * src_row, rows * dst_row, rows, rng);
+        set_factors(tc, rng() % std::size(factors));
+        cases.push_back(std::move(tc));
+      }
+      if (s == d) continue;  // (block_transpose_case scales type changes only)
+      // many columns, a factor per source row: converted, then transposed
+      test_case tc = block_transpose_case(s, d, 40, 19, 19, 40, false, rng);
+      tc.n.loops[0].scale_stride = 1;
+      tc.scales.resize(40);
+      set_factors(tc, rng() % std::size(factors));
+      cases.push_back(std::move(tc));
+      // three columns, a factor per source column: transposed, then converted
+      for (const std::size_t first : {0, 3, 6}) {
+        test_case few = block_transpose_case(s, d, 64, 3, 4, 65, false, rng);  // (rows apart: not narrow strips)
+        few.n.loops[1].scale_stride = 1;
+        few.scales.resize(3);
+        set_factors(few, first);
+        cases.push_back(std::move(few));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_convert_rows,
+                {"converted rows, one pass", "strips converted in one pass", "transposed, then converted in one pass"});
+  require_paths(ran, avx512, {"rows and their zeros in half a vector, two per vector"});  // (3 + 5: half of 16)
 }
 
 TEST_CASE("plain copies of rows of 384 KiB and more (copied four vectors at a time, not by memcpy) on every target "
