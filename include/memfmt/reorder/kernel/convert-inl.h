@@ -644,6 +644,13 @@ using store_rows_fn = void (*)(const float*, dim, void*, dim, dim, dim, const ro
 
 using convert_rows_fn = void (*)(const void*, dim, void*, dim, dim, dim, const row_params&);
 
+/// Whether a kernel's rows convert in one pass: it has `convert` (from
+/// pick_convert_rows), and their scales, `scales` (null: none) `scale_stride` apart along
+/// a row, give one factor per row.
+inline bool one_pass(convert_rows_fn convert, const float* scales, dim scale_stride) {
+  return convert != nullptr && (scales == nullptr || scale_stride == 0);
+}
+
 /// convert_rows for run-time source and destination types; null where the target has
 /// none (has_convert_rows).
 inline convert_rows_fn pick_convert_rows(data_type s, data_type d) {

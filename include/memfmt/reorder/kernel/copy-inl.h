@@ -423,12 +423,6 @@ struct copy_kernel {
         convert(plain || !converts_in_one_pass(n.cvt, 0) ? nullptr : pick_convert_rows(n.cvt.src, n.cvt.dst)),
         tail_bytes(static_cast<std::size_t>(n.zero_tail) * data_type_size(n.cvt.dst)) {}
 
-  /// Whether rows whose scales are `scales` (null: none), `scale_stride` apart along a
-  /// row, convert in one pass: the kernel has `convert` and the scale is the row's.
-  bool one_pass(const float* scales, dim scale_stride) const {
-    return convert != nullptr && (scales == nullptr || scale_stride == 0);
-  }
-
   /// Rows K x J of I.extent contiguous elements each (K has extent 1 when the
   /// kernel owns two loops), for each iteration of O.
   void rows(const std::byte* src, std::byte* dst, const float* scales, const loop& K, const loop& J, const loop& I,
@@ -592,7 +586,7 @@ struct copy_kernel {
   void converted_rows(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, const float* scales,
                       dim row_scale_stride, dim scale_stride, dim n, dim rows) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
-    const bool in_one_pass = one_pass(scales, scale_stride);
+    const bool in_one_pass = one_pass(convert, scales, scale_stride);
     const auto lanes = static_cast<dim>(hn::Lanes(DF()));
     // rows of whole vectors, or of half a vector (two per vector), cost nothing more
     // than the vectors they fill; so do rows whose zeros complete one (nChw8c -> nChw8c
@@ -683,7 +677,7 @@ struct copy_kernel {
       return;
     }
     row_params p{cvt, scales, scale_stride, stream};
-    if (one_pass(scales, scale_stride)) {
+    if (one_pass(convert, scales, scale_stride)) {
       convert(src, 0, dst, 0, n, 1, p);
       return;
     }

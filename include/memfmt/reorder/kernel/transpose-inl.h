@@ -1546,12 +1546,6 @@ struct transpose_kernel {
     }
   }
 
-  /// Whether rows whose scales are `scales` (null: none), `scale_stride` apart along a
-  /// row, convert in one pass: the kernel has `convert` and the scale is the row's.
-  bool one_pass(const float* scales, dim scale_stride) const {
-    return convert != nullptr && (scales == nullptr || scale_stride == 0);
-  }
-
   /// Rows j in [j0, j1) of the block, elements i in [i0, i1), with the scalar strided rows.
   void scalar_part(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I, dim j0,
                    dim j1, dim i0, dim i1) const {
@@ -1671,7 +1665,7 @@ struct transpose_kernel {
     const dim columns = C.extent * I.extent;
     const column_map map{I.extent, I.dst_stride, C.dst_stride, spare};
     const transpose_block_fn transpose = pick_transpose_block(dst_size, tile_side(J, I, C));
-    const bool in_one_pass = one_pass(scales, I.scale_stride);
+    const bool in_one_pass = one_pass(convert, scales, I.scale_stride);
     if (in_one_pass) MEMFMT_KERNEL_PATH("strips converted in one pass");
     HWY_ALIGN float staged[chunk];
     HWY_ALIGN std::byte converted[tile_lanes * chunk * 4];  // W rows of `chunk` dst elements
@@ -1731,7 +1725,7 @@ struct transpose_kernel {
     const column_map map{I.extent, chunk, 0, 0};
     HWY_ALIGN std::byte staged[static_cast<std::size_t>(tile_lanes) * chunk * 4];  // I.extent rows of `chunk`
     HWY_ALIGN float values[chunk];
-    const bool in_one_pass = one_pass(scales, J.scale_stride);
+    const bool in_one_pass = one_pass(convert, scales, J.scale_stride);
     if (in_one_pass) MEMFMT_KERNEL_PATH("transposed, then converted in one pass");
     for (dim j = 0; j < J.extent; j += chunk) {
       const dim rows = J.extent - j < chunk ? J.extent - j : chunk;
