@@ -35,6 +35,17 @@ if(MEMFMT_SANITIZE)
   message(STATUS "memfmt: tests and examples built with ${MEMFMT_SANITIZER_FLAGS}")
 endif()
 
+# memfmt_dev_kernels: the reorder kernels compiled once for the project's own
+# programs. Linking it defines MEMFMT_KERNELS_EXTERN, so a program's units only
+# declare run_nest (see memfmt/reorder/kernel/run.hpp); compiling every kernel is
+# the costliest step of the build, and paying it once per build instead of once per
+# program keeps CI fast. Header-only use is proven by the units that do not link it
+# (reorder.kernel.kernels, reorder.kernel.dispatch, the install checks).
+add_library(memfmt_dev_kernels STATIC "${CMAKE_CURRENT_LIST_DIR}/memfmt_dev_kernels.cpp")
+target_link_libraries(memfmt_dev_kernels PUBLIC ${MEMFMT_DEV_LIBRARY} memfmt_dev_options)
+target_compile_definitions(memfmt_dev_kernels PUBLIC MEMFMT_KERNELS_EXTERN
+  PRIVATE MEMFMT_KERNELS_IMPLEMENTATION)
+
 # Environment for every test that CTest runs in a sanitizer build.
 set(MEMFMT_TEST_ENVIRONMENT "")
 if(MEMFMT_SANITIZE)
@@ -70,6 +81,13 @@ if(MEMFMT_WITH_ONEDNN AND (MEMFMT_BUILD_TESTS OR MEMFMT_BUILD_BENCHMARKS))
     endif()
   endif()
 endif()
+option(MEMFMT_REQUIRE_ONEDNN
+  "Stop at configure time when oneDNN, the oracle of the differential tests, is not found" OFF)
 if(NOT MEMFMT_HAVE_ONEDNN)
+  if(MEMFMT_REQUIRE_ONEDNN)
+    message(FATAL_ERROR "memfmt: MEMFMT_REQUIRE_ONEDNN is ON but oneDNN was not found "
+      "(no oneapi/dnnl/dnnl.hpp and libdnnl; Debian: apt-get install libdnnl-dev). "
+      "The differential tests need it as their oracle.")
+  endif()
   message(STATUS "memfmt: oneDNN not used; tests that need it report SKIPPED")
 endif()

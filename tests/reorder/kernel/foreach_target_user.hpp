@@ -13,6 +13,8 @@ struct tu_report {
   float user_sum = 0.f;          ///< its sum of 1..64 (2080), or 0 when not computed
   std::int64_t memfmt_target = 0;  ///< the target of memfmt's kernels
   bool memfmt_ok = false;        ///< memfmt's reorder of a small tensor was right
+  const void* memfmt_table = nullptr;  ///< the dispatch table this unit's run_nest reads
+  const void* memfmt_best = nullptr;   ///< the kernels of the best target this unit compiled
 };
 
 /// Reorders a small tensor (a transpose with f32 -> bf16 conversion) with memfmt

@@ -41,6 +41,8 @@ memfmt_test::tu_report report() {
   r.user_sum = HWY_DYNAMIC_DISPATCH(sum)(values, 64);
   r.memfmt_target = memfmt::detail::kernel_target_now();
   r.memfmt_ok = memfmt_test::memfmt_transpose_ok();
+  r.memfmt_table = &memfmt::detail::kernel_table;
+  r.memfmt_best = reinterpret_cast<const void*>(memfmt::detail::compiled_kernel_targets[0].run);
   // Static-target code written after memfmt still sees the static target.
   namespace hn = hwy::HWY_NAMESPACE;
   if (hn::Lanes(hn::ScalableTag<float>()) != user_code::HWY_NAMESPACE::lanes()) r.user_lanes = 0;

@@ -28,6 +28,8 @@ memfmt_test::tu_report report() {
   r.user_lanes = HWY_DYNAMIC_DISPATCH(lanes)();
   r.memfmt_target = memfmt::detail::kernel_target_now();
   r.memfmt_ok = memfmt_test::memfmt_transpose_ok();
+  r.memfmt_table = &memfmt::detail::kernel_table;
+  r.memfmt_best = reinterpret_cast<const void*>(memfmt::detail::compiled_kernel_targets[0].run);
   return r;
 }
 

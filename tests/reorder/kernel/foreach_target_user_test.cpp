@@ -2,8 +2,9 @@
 // this translation unit includes memfmt's kernels first and then runs its own
 // foreach_target.h; foreach_target_user_after.cpp does it the other way round;
 // foreach_target_user_inside.cpp includes memfmt from inside its -inl.h. All
-// three link into one program. On every target of this CPU, the user's code
-// and memfmt's kernels must both run on that target and compute right.
+// three link into one program, with one definition of memfmt's dispatch table
+// and kernels. On every target of this CPU, the user's code and memfmt's
+// kernels must both run on that target and compute right.
 
 #include <memfmt/reorder/kernel/run.hpp>
 
@@ -62,6 +63,8 @@ memfmt_test::tu_report report() {
   r.user_sum = HWY_DYNAMIC_DISPATCH(sum)(values, 64);
   r.memfmt_target = memfmt::detail::kernel_target_now();
   r.memfmt_ok = memfmt_test::memfmt_transpose_ok();
+  r.memfmt_table = &memfmt::detail::kernel_table;
+  r.memfmt_best = reinterpret_cast<const void*>(memfmt::detail::compiled_kernel_targets[0].run);
   return r;
 }
 
@@ -112,6 +115,12 @@ TEST_CASE("memfmt's kernels and a user's own foreach_target.h share translation 
       CHECK(r.memfmt_target == expected_memfmt_target(target));
       CHECK(r.memfmt_ok);
     }
+    // the units link into one program: one definition of the table and of every
+    // kernel (inline, external linkage), whichever unit asks
+    CHECK(after.memfmt_table == first.memfmt_table);
+    CHECK(inside.memfmt_table == first.memfmt_table);
+    CHECK(after.memfmt_best == first.memfmt_best);
+    CHECK(inside.memfmt_best == first.memfmt_best);
     CHECK(first.user_sum == 2080.f);
     CHECK(after.user_sum == 2080.f);
     std::printf(", memfmt kernels %s\n", hwy::TargetName(first.memfmt_target));

@@ -1,7 +1,10 @@
 // MEMFMT_KERNELS_EXTERN: this translation unit only declares run_nest (no
-// kernels compiled here); extern_test_b.cpp compiles them once for the program.
+// kernels compiled here); memfmt_dev_kernels, the unit that defines
+// MEMFMT_KERNELS_IMPLEMENTATION, compiles them once for the program.
 
-#define MEMFMT_KERNELS_EXTERN
+#ifndef MEMFMT_KERNELS_EXTERN
+#error "this test links memfmt_dev_kernels, which defines MEMFMT_KERNELS_EXTERN"
+#endif
 #include <memfmt/reorder/kernel/run.hpp>
 
 #ifdef MEMFMT_KERNEL_COMPILED
