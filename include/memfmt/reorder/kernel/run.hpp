@@ -39,6 +39,7 @@ namespace memfmt::detail {
 // see the definitions below for the contracts.
 void run_nest(const nest& n, const void* src, void* dst, dim begin, dim end);
 std::int64_t kernel_target_now();
+std::int64_t kernel_targets_compiled();
 }  // namespace memfmt::detail
 
 #else
@@ -166,6 +167,14 @@ MEMFMT_KERNEL_API std::int64_t kernel_target_now() {
   hwy::ChosenTarget& chosen = hwy::GetChosenTarget();
   if (!chosen.IsInitialized()) chosen.Update(hwy::SupportedTargets());
   return kernel_table[chosen.GetIndex()].target;
+}
+
+/// The Highway targets whose kernels were compiled (a mask of HWY_* bits); with
+/// hwy::SetSupportedTargetsForTest, tests run each of them that the CPU supports.
+MEMFMT_KERNEL_API std::int64_t kernel_targets_compiled() {
+  std::int64_t mask = 0;
+  for (const kernel_target& k : compiled_kernel_targets) mask |= k.target;
+  return mask;
 }
 
 }  // namespace memfmt::detail
