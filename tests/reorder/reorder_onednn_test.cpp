@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -150,6 +151,9 @@ bool compare(const problem& p, const desc& src, const desc& dst, std::uint32_t s
   attr.src_zero_point = p.src_zp;
   attr.dst_zero_point = p.dst_zp;
   attr.sum_beta = p.beta;
+  // every other problem on 3 threads (those of 64 KiB and more are cut for them; oneDNN
+  // runs on one, OMP_NUM_THREADS=1)
+  attr.threads = seed % 2 == 0 ? 1 : 3;
   std::vector<unsigned char> ours = initial;
   memfmt::reorder(src, dst, attr).execute(s.data(), ours.data());
 
@@ -228,9 +232,25 @@ bool compare(const problem& p, const desc& src, const desc& dst, std::uint32_t s
   return true;
 }
 
-void compare(const problem& p, std::uint32_t seed) {
-  if (!compare(p, desc(p.shape, p.from, p.src_tag), desc(p.shape, p.to, p.dst_tag), seed))
-    WARN("oneDNN has no reorder for " << name(p));
+// The problems of one test case that oneDNN accepted, against a floor: an oracle that
+// refuses more than it used to fails the test instead of passing it by comparing less.
+struct tally {
+  int drawn = 0, compared = 0;
+
+  void add(bool accepted) {
+    ++drawn;
+    compared += accepted ? 1 : 0;
+  }
+  /// Prints the count and requires at least `floor` compared problems.
+  void require(const char* what, int floor) const {
+    std::printf("%s: %d of %d problems compared with oneDNN (floor %d)\n", what, compared, drawn, floor);
+    INFO(what << ": " << compared << " of " << drawn << " problems compared with oneDNN");
+    CHECK(compared >= floor);
+  }
+};
+
+bool compare(const problem& p, std::uint32_t seed) {
+  return compare(p, desc(p.shape, p.from, p.src_tag), desc(p.shape, p.to, p.dst_tag), seed);
 }
 
 const char* const tags4[] = {"nchw", "nhwc", "nChw8c", "nChw16c", "chwn", "NChw16n16c", "OIhw16i16o",
@@ -241,34 +261,41 @@ const data_type types[] = {data_type::f32, data_type::bf16, data_type::f16, data
 
 TEST_CASE("layouts: every pair of a set of tags, f32, shapes the other tests do not use", "[reorder][onednn]") {
   std::mt19937 rng(2024);
+  tally t;
   for (const char* a : tags4)
     for (const char* b : tags4) {
       const dims shape{static_cast<dim>(rng() % 40 + 1), static_cast<dim>(rng() % 70 + 1), static_cast<dim>(rng() % 4 + 1),
                        static_cast<dim>(rng() % 6 + 1)};
-      compare({shape, data_type::f32, data_type::f32, a, b}, rng());
+      t.add(compare({shape, data_type::f32, data_type::f32, a, b}, rng()));
     }
+  t.require("layouts", 144);  // every pair
 }
 
 TEST_CASE("data types: every pair oneDNN converts", "[reorder][onednn]") {
   std::mt19937 rng(99);
+  tally t;
   for (data_type from : types)
     for (data_type to : types) {
-      compare({{3, 21, 4, 5}, from, to, "nchw", "nChw16c"}, rng());
-      compare({{3, 21, 4, 5}, from, to, "nhwc", "nchw"}, rng());
-      compare({{300}, from, to, "a", "a"}, rng());
+      t.add(compare({{3, 21, 4, 5}, from, to, "nchw", "nChw16c"}, rng()));
+      t.add(compare({{3, 21, 4, 5}, from, to, "nhwc", "nchw"}, rng()));
+      t.add(compare({{300}, from, to, "a", "a"}, rng()));
     }
+  // oneDNN 2.6 has no f16 <-> integer or bf16 <-> s32 reorder: 30 of the 108
+  t.require("data types", 78);
 }
 
 TEST_CASE("attributes: output scales, zero points, sum", "[reorder][onednn][attr]") {
   std::mt19937 rng(5);
+  tally t;
   for (data_type from : {data_type::f32, data_type::s8, data_type::u8, data_type::s32})
     for (data_type to : {data_type::f32, data_type::s8, data_type::u8, data_type::s32}) {
-      compare({{2, 19, 3, 4}, from, to, "nchw", "nChw16c", 0.37f}, rng());
-      compare({{2, 19, 3, 4}, from, to, "nhwc", "nchw", 1.7f, 1 << 1}, rng());
-      compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 0, 0, 0.5f}, rng());
-      if (memfmt::is_integral(from)) compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 3, 0}, rng());
-      if (memfmt::is_integral(to)) compare({{2, 19, 3, 4}, from, to, "nchw", "nChw8c", 0.5f, 0, 0, -5}, rng());
+      t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nChw16c", 0.37f}, rng()));
+      t.add(compare({{2, 19, 3, 4}, from, to, "nhwc", "nchw", 1.7f, 1 << 1}, rng()));
+      t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 0, 0, 0.5f}, rng()));
+      if (memfmt::is_integral(from)) t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 3, 0}, rng()));
+      if (memfmt::is_integral(to)) t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nChw8c", 0.5f, 0, 0, -5}, rng()));
     }
+  t.require("attributes", 72);  // every one
 }
 // Every tag name oneDNN 2.6 has, grouped by ndims.
 std::vector<std::vector<const char*>> onednn_tags_by_ndims() {
@@ -319,7 +346,7 @@ TEST_CASE("random: tag pairs of every oneDNN name, data types, views and attribu
   const auto tags = onednn_tags_by_ndims();
   const dim extents[] = {1, 1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 19, 32, 33, 47, 64};
   const int problems = 1000;
-  int compared = 0;
+  tally t;
   for (int k = 0; k < problems; ++k) {
     const int ndims = 1 + static_cast<int>(rng() % 6);
     const auto& names = tags[static_cast<std::size_t>(ndims)];
@@ -352,11 +379,11 @@ TEST_CASE("random: tag pairs of every oneDNN name, data types, views and attribu
     const desc src = maybe_view(p.shape, p.from, p.src_tag, rng, src_gaps);
     const desc dst = maybe_view(p.shape, p.to, p.dst_tag, rng, dst_gaps);
     if (src_gaps || dst_gaps) p.src_zp = p.dst_zp = 0;  // oneDNN 2.6 skips them for most elements there
-    compared += compare(p, src, dst, rng()) ? 1 : 0;
+    t.add(compare(p, src, dst, rng()));
   }
-  // oneDNN has no reorder between some types (f16 with integers and bf16, bf16 with s32)
-  INFO(compared << " of " << problems << " problems compared");
-  CHECK(compared > problems * 7 / 10);
+  // oneDNN has no reorder between some types (f16 with integers and bf16, bf16 with
+  // s32): 849 of the 1000 problems of the default seed are compared
+  t.require("random", 800);
 }
 
 // Weights quantized to s8 with compensation buffers after the data, through memfmt and
@@ -450,7 +477,7 @@ TEST_CASE("random: compensated weights in every layout oneDNN compensates", "[re
   std::mt19937 rng(Catch::rngSeed() == 0 ? 11 : Catch::rngSeed());
   const auto tags = onednn_tags_by_ndims();
   const dim extents[] = {1, 3, 4, 16, 17, 19, 32, 33, 48, 64, 65};
-  int drawn = 0, compared = 0;
+  tally t;
   for (int k = 0; k < 600; ++k) {
     const bool grouped = rng() % 2 == 0;
     const int ndims = 3 + static_cast<int>(grouped) + static_cast<int>(rng() % 3);  // 1 to 3 spatial dims
@@ -486,12 +513,11 @@ TEST_CASE("random: compensated weights in every layout oneDNN compensates", "[re
       w.scales.clear();
       for (dim c = 0; c < w.shape[0] * (grouped ? w.shape[1] : 1); ++c) w.scales.push_back(10.f + static_cast<float>(c % 7) * 6.f);
     }
-    ++drawn;
-    compared += compare_compensated(w, rng) ? 1 : 0;
+    t.add(compare_compensated(w, rng));
   }
-  // oneDNN has no compensating reorder into some layouts
-  INFO(compared << " of " << drawn << " problems compared");
-  CHECK(compared > drawn * 7 / 10);
+  // oneDNN has no compensating reorder into some layouts: 597 of the 600 problems of
+  // the default seed are compared
+  t.require("random compensated weights", 570);
 }
 #else
 int main() { return 77; }  // oneDNN not available: skipped
