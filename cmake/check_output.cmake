@@ -1,10 +1,14 @@
 # Runs PROGRAM with ARGS and checks what it did:
 #   EXIT         the expected exit status
 #   EXPECT       regular expressions that must all match its output (stdout and stderr)
+#   REJECT       regular expressions that must not match it
 #   FILE         a file the program must have written, whose text must match
 #   FILE_EXPECT  every one of these regular expressions
 # Prints the output on failure, so that CTest's log shows what was wrong.
 
+if(FILE)
+  file(REMOVE "${FILE}")  # written by this run, not left by an earlier one
+endif()
 execute_process(
   COMMAND "${PROGRAM}" ${ARGS}
   RESULT_VARIABLE status
@@ -19,6 +23,11 @@ endif()
 foreach(re IN LISTS EXPECT)
   if(NOT all MATCHES "${re}")
     string(APPEND problems "output does not match: ${re}\n")
+  endif()
+endforeach()
+foreach(re IN LISTS REJECT)
+  if(all MATCHES "${re}")
+    string(APPEND problems "output matches what it must not: ${re}\n")
   endif()
 endforeach()
 if(FILE)
