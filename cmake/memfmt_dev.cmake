@@ -2,7 +2,10 @@
 # Nothing here is part of the installed package.
 
 # The library flavour the project's own programs use: threaded when possible.
-if(TARGET memfmt::openmp)
+# MEMFMT_DEV_OPENMP=OFF keeps OpenMP out (the tsan configuration: ThreadSanitizer
+# does not see into an uninstrumented OpenMP runtime).
+option(MEMFMT_DEV_OPENMP "Build memfmt's own programs with memfmt::openmp where OpenMP is found" ON)
+if(TARGET memfmt::openmp AND MEMFMT_DEV_OPENMP)
   set(MEMFMT_DEV_LIBRARY memfmt::openmp)
 else()
   set(MEMFMT_DEV_LIBRARY memfmt::memfmt)
@@ -23,7 +26,20 @@ elseif(MSVC)
   endif()
 endif()
 
+option(MEMFMT_SANITIZE_THREAD "Build tests with ThreadSanitizer (not with MEMFMT_SANITIZE)" OFF)
 set(MEMFMT_SANITIZER_FLAGS "")
+if(MEMFMT_SANITIZE AND MEMFMT_SANITIZE_THREAD)
+  message(FATAL_ERROR "MEMFMT_SANITIZE and MEMFMT_SANITIZE_THREAD exclude each other")
+endif()
+if(MEMFMT_SANITIZE_THREAD)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    message(FATAL_ERROR "MEMFMT_SANITIZE_THREAD needs GCC or clang")
+  endif()
+  set(MEMFMT_SANITIZER_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+  target_compile_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
+  target_link_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
+  message(STATUS "memfmt: tests built with ${MEMFMT_SANITIZER_FLAGS}")
+endif()
 if(MEMFMT_SANITIZE)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     message(FATAL_ERROR "MEMFMT_SANITIZE needs GCC or clang")
@@ -48,6 +64,9 @@ target_compile_definitions(memfmt_dev_kernels PUBLIC MEMFMT_KERNELS_EXTERN
 
 # Environment for every test that CTest runs in a sanitizer build.
 set(MEMFMT_TEST_ENVIRONMENT "")
+if(MEMFMT_SANITIZE_THREAD)
+  set(MEMFMT_TEST_ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
+endif()
 if(MEMFMT_SANITIZE)
   set(MEMFMT_TEST_ENVIRONMENT
     "ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
