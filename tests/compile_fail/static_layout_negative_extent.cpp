@@ -1,0 +1,6 @@
+// A negative static extent (other than dynamic_extent) must not compile.
+#include <memfmt/memfmt.hpp>
+
+using bad = memfmt::static_layout<memfmt::tags::nchw, 2, -3, 5, 5>;
+
+int main() { return bad::rank; }

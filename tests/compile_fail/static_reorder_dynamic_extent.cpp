@@ -1,0 +1,8 @@
+// A static reorder needs every extent at compile time: a dynamic one must not compile.
+#include <memfmt/memfmt.hpp>
+
+using src = memfmt::static_layout<memfmt::tags::nchw, 2, memfmt::dynamic_extent, 5, 5>;
+using dst = memfmt::static_layout<memfmt::tags::nChw16c, 2, 16, 5, 5>;
+using bad = memfmt::static_reorder<src, dst, memfmt::data_type::f32>;
+
+int main() { return static_cast<int>(bad::elements); }

@@ -1,0 +1,8 @@
+// A static reorder between layouts of different ranks must not compile.
+#include <memfmt/memfmt.hpp>
+
+using src = memfmt::static_layout<memfmt::tags::nchw, 2, 16, 5, 5>;
+using dst = memfmt::static_layout<memfmt::tags::nCdhw16c, 2, 16, 1, 5, 5>;
+using bad = memfmt::static_reorder<src, dst, memfmt::data_type::f32>;
+
+int main() { return static_cast<int>(bad::elements); }
