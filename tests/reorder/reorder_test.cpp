@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -44,38 +45,65 @@ void check_plan(const reorder& r, const desc& src, const desc& dst, const reorde
   }
 }
 
-// check_plan with the source and destination `src_at` and `dst_at` bytes past a cache
-// line boundary (any offset: memfmt takes void pointers), with a line of guard bytes
-// before the destination and `guard` bytes after it.
-void check_plan_at(const reorder& r, const desc& src, const desc& dst, std::size_t src_at, std::size_t dst_at,
-                   std::uint32_t seed) {
+// One random source of `src` and one garbage destination of `dst` with the reference's
+// result from them (no attribute): many runs of plans are checked against it, the
+// reference computed once.
+struct reference_run {
+  std::vector<unsigned char> source, initial, expected;
+};
+
+// Kept for the process: the session runs once per kernel target, on the same problems.
+const reference_run& make_reference_run(const desc& src, const desc& dst, std::uint32_t seed) {
+  static std::map<std::tuple<std::string, std::string, std::uint32_t>, reference_run> runs;
+  auto [at, added] = runs.try_emplace({src.str() + memfmt::describe(src), dst.str() + memfmt::describe(dst), seed});
+  if (!added) return at->second;
   std::mt19937 rng(seed);
-  const std::size_t src_bytes = bytes_spanned(src), dst_bytes = bytes_spanned(dst);
+  reference_run& run = at->second;
+  run.source.resize(bytes_spanned(src));
+  run.initial.resize(bytes_spanned(dst));
+  fill_random(src.get_data_type(), run.source.data(), run.source.size(), rng);
+  fill_random(data_type::u8, run.initial.data(), run.initial.size(), rng);
+  run.expected = run.initial;
+  reference_reorder(src, dst, {}, run.source.data(), run.expected.data());
+  return run;
+}
+
+// Runs `r` on run.source placed `src_at` bytes past a cache line boundary into
+// run.initial placed `dst_at` bytes past one (any offset: memfmt takes void pointers),
+// with a line of guard bytes before the destination and `guard` bytes after it, and
+// requires the reference's bytes there and the guard bytes untouched.
+void check_plan_at(const reorder& r, const reference_run& run, std::size_t src_at, std::size_t dst_at,
+                   std::uint32_t seed, const memfmt::parallel_for_fn* parallel_for = nullptr) {
+  std::mt19937 rng(seed);
+  const std::size_t src_bytes = run.source.size(), dst_bytes = run.initial.size();
   // the first line boundary at least `before` bytes into v
   const auto line_at = [](std::vector<unsigned char>& v, std::size_t before) {
     const auto at = reinterpret_cast<std::uintptr_t>(v.data()) + before;
     return before + (64 - at % 64) % 64;
   };
   std::vector<unsigned char> s(64 + src_at + src_bytes), actual(64 + 64 + dst_at + dst_bytes + guard);
-  fill_random(src.get_data_type(), s.data(), s.size(), rng);
-  fill_random(data_type::u8, actual.data(), actual.size(), rng);
-  const unsigned char* const from = s.data() + line_at(s, 0) + src_at;
+  const auto garbage = static_cast<unsigned char>(rng());  // around the destination: cheap, and not zero
+  for (std::size_t k = 0; k < actual.size(); ++k) actual[k] = static_cast<unsigned char>(garbage + 131 * k);
+  const std::size_t from = line_at(s, 0) + src_at;
   const std::size_t to = line_at(actual, 64) + dst_at;  // in `actual` itself: its own address decides the offset
-  REQUIRE(reinterpret_cast<std::uintptr_t>(from) % 64 == src_at);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(s.data() + from) % 64 == src_at);
   REQUIRE(reinterpret_cast<std::uintptr_t>(actual.data() + to) % 64 == dst_at);
-  // the reference on copies of the source and of the destination bytes
-  std::vector<unsigned char> expected = actual, source(from, from + src_bytes),
-                             reference_dst(actual.begin() + static_cast<std::ptrdiff_t>(to),
-                                           actual.begin() + static_cast<std::ptrdiff_t>(to + dst_bytes));
-  reference_reorder(src, dst, {}, source.data(), reference_dst.data());
-  std::copy(reference_dst.begin(), reference_dst.end(), expected.begin() + static_cast<std::ptrdiff_t>(to));
-  r.execute(from, actual.data() + to);
+  std::copy(run.source.begin(), run.source.end(), s.begin() + static_cast<std::ptrdiff_t>(from));
+  std::copy(run.initial.begin(), run.initial.end(), actual.begin() + static_cast<std::ptrdiff_t>(to));
+  std::vector<unsigned char> expected = actual;
+  std::copy(run.expected.begin(), run.expected.end(), expected.begin() + static_cast<std::ptrdiff_t>(to));
+  if (parallel_for != nullptr) {
+    r.execute(s.data() + from, actual.data() + to, *parallel_for);
+  } else {
+    r.execute(s.data() + from, actual.data() + to);
+  }
   if (actual != expected) {
     std::size_t first = 0;
     while (actual[first] == expected[first]) ++first;
-    FAIL("reorder " << src.str() << " -> " << dst.str() << ", source " << src_at << " and destination " << dst_at
-                    << " bytes past a line: first differing byte " << first << " (destination bytes " << to << " to "
-                    << to + dst_bytes << "), got " << int(actual[first]) << ", expected " << int(expected[first]));
+    FAIL("reorder " << r.get_src_desc().str() << " -> " << r.get_dst_desc().str() << ", source " << src_at
+                    << " and destination " << dst_at << " bytes past a line: first differing byte " << first
+                    << " (destination bytes " << to << " to " << to + dst_bytes << "), got " << int(actual[first])
+                    << ", expected " << int(expected[first]));
   }
 }
 
@@ -450,15 +478,17 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
       }
       CHECK(rest.loops.loops[rest.loops.nloops - 1].extent == channels % 8);
       CHECK(rest.loops.zero_tail == 8 - channels % 8);
+      const reference_run& run = make_reference_run(src, dst, 5);  // one reference for every run below
       for (const int threads : {1, 2, 3}) {
         reorder_attr attr;
         attr.threads = threads;
-        check(src, dst, attr);
+        check_plan_at(reorder(src, dst, attr), run, 0, 0, static_cast<std::uint32_t>(threads));
       }
       // uneven chunks
-      check_parallel_for(r, src, dst, [](dim count, const std::function<void(dim, dim)>& body) {
+      const memfmt::parallel_for_fn uneven = [](dim count, const std::function<void(dim, dim)>& body) {
         for (dim begin = 0, step = 1; begin < count; begin += step++) body(begin, std::min(count, begin + step));
-      }, 5);
+      };
+      check_plan_at(r, run, 0, 0, 4, &uneven);
     }
   }
 }
@@ -651,7 +681,8 @@ TEST_CASE("buffers that start anywhere in a cache line", "[reorder]") {
       {desc({2, 5, 4, 3}, data_type::f32, dims{200, 40, 9, 2}), desc({2, 5, 4, 3}, data_type::f32, "nChw8c")}};
   const std::size_t offsets[] = {0, 1, 2, 4, 16, 36, 60, 63};
   std::uint32_t seed = 0;
-  for (const auto& [src, dst] : cases)
+  for (const auto& [src, dst] : cases) {
+    const reference_run& run = make_reference_run(src, dst, ++seed);  // one reference for every offset
     for (const int threads : {1, 2}) {
       reorder_attr attr;
       attr.threads = threads;
@@ -659,9 +690,10 @@ TEST_CASE("buffers that start anywhere in a cache line", "[reorder]") {
       for (const std::size_t src_at : offsets)
         for (const std::size_t dst_at : offsets) {
           if (src_at != dst_at && src_at != 0 && dst_at != 0) continue;  // one side off, or both alike
-          check_plan_at(r, src, dst, src_at, dst_at, ++seed);
+          check_plan_at(r, run, src_at, dst_at, ++seed);
         }
     }
+  }
 }
 
 TEST_CASE("zero-volume tensors touch nothing", "[reorder]") {
