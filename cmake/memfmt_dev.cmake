@@ -26,6 +26,17 @@ elseif(MSVC)
   endif()
 endif()
 
+# MEMFMT_COVERAGE: gcov counters in everything CTest runs, for gcovr (scripts/coverage).
+option(MEMFMT_COVERAGE "Build tests, examples and tools with --coverage (GCC)" OFF)
+if(MEMFMT_COVERAGE)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    message(FATAL_ERROR "MEMFMT_COVERAGE needs GCC (gcov)")
+  endif()
+  # atomic counters: reorders run on several threads
+  target_compile_options(memfmt_dev_options INTERFACE --coverage -fprofile-update=atomic)
+  target_link_options(memfmt_dev_options INTERFACE --coverage)
+endif()
+
 option(MEMFMT_SANITIZE_THREAD "Build tests with ThreadSanitizer (not with MEMFMT_SANITIZE)" OFF)
 set(MEMFMT_SANITIZER_FLAGS "")
 if(MEMFMT_SANITIZE AND MEMFMT_SANITIZE_THREAD)
