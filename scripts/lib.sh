@@ -36,3 +36,30 @@ memfmt_ensure_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q update
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q install -y "${missing[@]}" </dev/null
 }
+
+# What the test scripts take from PyPI: Conan (the recipe's real `conan create`) and
+# oneDNN 3.x (the second oracle). They go into one virtual environment per checkout,
+# so the system's Python is left alone.
+MEMFMT_TEST_PIP_PACKAGES=(conan onednn onednn-devel)
+MEMFMT_VENV=${MEMFMT_VENV:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/venv}
+
+# memfmt_ensure_pip_packages PKG...: creates $MEMFMT_VENV if needed and installs the
+# packages it lacks; a second run is a no-op. Prints nothing else on success.
+memfmt_ensure_pip_packages() {
+  if [[ ! -x "$MEMFMT_VENV/bin/python" ]]; then
+    memfmt_log "Creating the Python environment $MEMFMT_VENV"
+    python3 -m venv "$MEMFMT_VENV"
+  fi
+  local missing=() pkg
+  for pkg in "$@"; do
+    if ! "$MEMFMT_VENV/bin/python" -m pip show -q "$pkg" >/dev/null 2>&1; then
+      missing+=("$pkg")
+    fi
+  done
+  if ((${#missing[@]} == 0)); then
+    echo "PyPI packages: all ${#@} present in $MEMFMT_VENV"
+    return 0
+  fi
+  memfmt_log "Installing PyPI packages into $MEMFMT_VENV: ${missing[*]}"
+  "$MEMFMT_VENV/bin/python" -m pip install -q --disable-pip-version-check "${missing[@]}"
+}
