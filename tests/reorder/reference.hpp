@@ -82,10 +82,14 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
   if ((dst.get_extra().flags & memfmt::extra_flags::scale_adjust) != 0) c.alpha = dst.get_extra().scale_adjust;
   const bool per_element = (!attr.src_scales.empty() && attr.src_scales.mask != 0) ||
                            (!attr.dst_scales.empty() && attr.dst_scales.mask != 0);
-  // s32 with only zero points: exact integer arithmetic, saturated (as oneDNN)
+  // s32 with only zero points: exact integer arithmetic, saturated (as oneDNN). Common
+  // scales whose factor s_src / s_dst is 1 count as none (oneDNN's default scale is 1).
+  const float s_src = attr.src_scales.empty() || per_element ? 1.f : attr.src_scales.values[0];
+  const float s_dst = attr.dst_scales.empty() || per_element ? 1.f : attr.dst_scales.values[0];
   const bool integer = memfmt::is_integral(c.src) && memfmt::is_integral(c.dst) &&
-                       (c.src == data_type::s32 || c.dst == data_type::s32) && c.alpha == 1.f && attr.src_scales.empty() &&
-                       attr.dst_scales.empty() && c.beta == 0.f && (c.src_zero_point != 0 || c.dst_zero_point != 0);
+                       (c.src == data_type::s32 || c.dst == data_type::s32) && !per_element &&
+                       c.alpha * (s_src / s_dst) == 1.f && c.beta == 0.f &&
+                       (c.src_zero_point != 0 || c.dst_zero_point != 0);
   const auto load_int = [](data_type dt, const unsigned char* p) -> std::int64_t {
     if (dt == data_type::s8) return static_cast<std::int8_t>(*p);
     if (dt == data_type::u8) return *p;

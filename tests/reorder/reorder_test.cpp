@@ -338,7 +338,29 @@ TEST_CASE("weights compensation in any layout", "[reorder][compensation]") {
       std::vector<std::int32_t> written(expected.size());
       std::memcpy(written.data(), out.data() + dst.get_data_size(), written.size() * 4);
       CHECK(written == expected);
+      // a destination at an odd address: the same bytes (the s32 values are not aligned)
+      std::vector<unsigned char> odd(dst.get_size() + 1, 0xCD);
+      reorder(src, dst, attr).execute(s.data(), odd.data() + 1);
+      CHECK(std::equal(out.begin(), out.end(), odd.begin() + 1));
     }
+}
+
+TEST_CASE("s32 zero points with scales whose factor is 1 stay exact beyond 2^24", "[reorder][attr]") {
+  // 2^24 + 1 and its neighbours are not floats: through f32 they would round to even
+  const std::int32_t in[] = {16777217, -16777219, 2147483600, -2147483000};
+  const std::int32_t expected[] = {16777217 + 120 + 5, -16777219 + 120 + 5, 2147483647, -2147483000 + 125};
+  const desc d({4}, data_type::s32, "a");
+  for (const auto& [s_src, s_dst] : {std::pair{1.f, 1.f}, std::pair{2.f, 2.f}, std::pair{0.375f, 0.375f}}) {
+    reorder_attr attr;
+    attr.src_zero_point = -120;
+    attr.dst_zero_point = 5;
+    attr.src_scales = {0, {s_src}};
+    if (s_dst != 1.f) attr.dst_scales = {0, {s_dst}};
+    std::int32_t out[4] = {};
+    reorder(d, d, attr).execute(in, out);
+    INFO("scales " << s_src << " / " << s_dst);
+    CHECK(std::equal(std::begin(out), std::end(out), std::begin(expected)));
+  }
 }
 
 TEST_CASE("plans whose kernels own three or more loops", "[reorder][plan]") {
@@ -719,6 +741,10 @@ TEST_CASE("bad input is rejected at plan time with a clear error", "[reorder][er
   REQUIRE_THROWS_WITH(reorder(a, a, wrong), Catch::Contains("need 3 values"));
   wrong.src_scales = {1 << 5, {1.f}};
   REQUIRE_THROWS_WITH(reorder(a, a, wrong), Catch::Contains("mask"));
+  // compensation follows the data of a whole buffer, which a view at an offset is not
+  const desc weights = desc({4, 8}, data_type::s8, "ab").with_extra(weights_extra(memfmt::extra_flags::compensation_conv_s8s8, 1));
+  REQUIRE_THROWS_WITH(reorder(desc({2, 8}, data_type::f32, "ab"), weights.submemory_desc({2, 8}, {2, 0})),
+                      Catch::Contains("view at offset 16"));
   const reorder r(a, a);
   float buffer[120] = {};
   REQUIRE_THROWS_WITH(r.execute(nullptr, buffer), Catch::Contains("null source"));

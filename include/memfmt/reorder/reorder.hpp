@@ -202,6 +202,11 @@ class reorder {
     for (int d = 0; d < dst_.get_ndims(); ++d)
       if (dst_.get_strides()[d] == 0 && dst_.get_padded_dims()[d] > 1)
         detail::fail("reorder: destination dim ", d, " has stride 0: its elements would overlap");
+    // the compensation follows the data of a whole buffer; a view has no end to put it at
+    if (dst_.get_submemory_offset() != 0 && (dst_.get_extra().flags & (extra_flags::compensation_conv_s8s8 |
+                                                                       extra_flags::compensation_conv_asymmetric_src)) != 0)
+      detail::fail("reorder: the destination asks for compensation but is a view at offset ", dst_.get_submemory_offset(),
+                   " (compensation follows the data of a whole tensor)");
     check_scales(attr_.src_scales, "source");
     check_scales(attr_.dst_scales, "destination");
     if (attr_.threads < 0) detail::fail("reorder: threads must be >= 0");
@@ -433,7 +438,7 @@ class reorder {
     if (!s8s8 && !zp) return;
     const int n = dst_.get_ndims();
     const dims logical = dst_.get_dims(), padded = dst_.get_padded_dims();
-    auto* comp = reinterpret_cast<std::int32_t*>(dst + dst_.get_data_size());
+    unsigned char* comp = dst + dst_.get_data_size();  // 4-byte aligned only if dst is
     const auto masked_index = [&](const dims& index, int mask) {
       dim k = 0;
       for (int d = 0; d < n; ++d)
@@ -456,8 +461,13 @@ class reorder {
       }
       if (d < 0) break;
     }
-    for (std::size_t k = 0; k < sums_s8s8.size(); ++k) comp[k] = static_cast<std::int32_t>(-128 * sums_s8s8[k]);
-    for (std::size_t k = 0; k < sums_zp.size(); ++k) comp[s8s8_count + k] = static_cast<std::int32_t>(-sums_zp[k]);
+    const auto store = [&comp](std::int64_t value) {
+      const auto v = static_cast<std::int32_t>(value);
+      std::memcpy(comp, &v, sizeof v);
+      comp += sizeof v;
+    };
+    for (std::int64_t sum : sums_s8s8) store(-128 * sum);
+    for (std::int64_t sum : sums_zp) store(-sum);
   }
 
   parallel_for_fn default_parallel_for() const {

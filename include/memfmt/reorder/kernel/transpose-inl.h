@@ -1474,9 +1474,18 @@ HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* d
   return j;
 }
 
+/// Whether Highway's interleaved loads and stores can take `p`: the emulated target
+/// accesses their lanes as typed elements, which a pointer not aligned to them does not hold
+/// (the caller then does every element itself).
+template <std::size_t kSize>
+HWY_INLINE bool interleaved_access_ok(const std::byte* p) {
+  return HWY_TARGET != HWY_EMU128 || reinterpret_cast<std::uintptr_t>(p) % kSize == 0;
+}
+
 template <std::size_t kSize>
 dim interleave_plain(const std::byte* src, dim src_row, std::byte* dst, dim m, dim count) {
   using T = uint_of_size<kSize>;
+  if (!interleaved_access_ok<kSize>(dst)) return 0;
   return interleave_rows(hn::ScalableTag<T>(), reinterpret_cast<const T*>(src), src_row, reinterpret_cast<T*>(dst), m,
                          count);
 }
@@ -1484,6 +1493,7 @@ dim interleave_plain(const std::byte* src, dim src_row, std::byte* dst, dim m, d
 template <std::size_t kSize>
 dim deinterleave_plain(const std::byte* src, std::byte* dst, dim dst_row, dim m, dim count) {
   using T = uint_of_size<kSize>;
+  if (!interleaved_access_ok<kSize>(src)) return 0;
   return deinterleave_rows(hn::ScalableTag<T>(), reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_row, m,
                            count);
 }
