@@ -22,11 +22,16 @@ class MemfmtConan(ConanFile):
     package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
     no_copy_source = True
-    exports_sources = "include/*", "LICENSE"
+    exports_sources = "include/*", "LICENSE", "conan/system_deps.cmake"
 
     @property
     def _min_cppstd(self):
         return "20"
+
+    @property
+    def _module_dir(self):
+        # where the package keeps system_deps.cmake, CMakeDeps' build module
+        return os.path.join("lib", "cmake", "memfmt")
 
     @property
     def _compilers_minimum_version(self):
@@ -39,8 +44,10 @@ class MemfmtConan(ConanFile):
         basic_layout(self, src_folder=".")
 
     def requirements(self):
-        self.requires("boost/1.83.0", transitive_headers=True)
-        self.requires("highway/1.0.7", transitive_headers=True, transitive_libs=True)
+        # Boost: 1.74 or newer, as the CMake package asks. Highway: 1.0 only, from
+        # 1.0.3 (Debian 12's); the kernels' per-target guards are those of 1.0.
+        self.requires("boost/[>=1.74.0 <2]", transitive_headers=True)
+        self.requires("highway/[>=1.0.3 <1.1]", transitive_headers=True, transitive_libs=True)
 
     def package_id(self):
         self.info.clear()
@@ -62,10 +69,21 @@ class MemfmtConan(ConanFile):
             src=os.path.join(self.source_folder, "include"),
             dst=os.path.join(self.package_folder, "include"),
         )
+        copy(
+            self,
+            "system_deps.cmake",
+            src=os.path.join(self.source_folder, "conan"),
+            dst=os.path.join(self.package_folder, self._module_dir),
+        )
 
     def package_info(self):
         self.cpp_info.set_property("cmake_file_name", "memfmt")
         self.cpp_info.set_property("cmake_target_name", "memfmt::memfmt")
         self.cpp_info.set_property("pkg_config_name", "memfmt")
+        # Links Boost and Highway where the profile declares them as the system's
+        # ([platform_requires]), for which Conan generates no CMake targets.
+        self.cpp_info.set_property(
+            "cmake_build_modules", [os.path.join(self._module_dir, "system_deps.cmake")]
+        )
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []
