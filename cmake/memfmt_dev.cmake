@@ -90,6 +90,8 @@ if(MEMFMT_WITH_ONEDNN AND (MEMFMT_BUILD_TESTS OR MEMFMT_BUILD_BENCHMARKS))
     find_package(dnnl CONFIG QUIET)
   endif()
   add_library(memfmt_onednn INTERFACE)
+  # memfmt's descriptors and attributes in oneDNN's terms
+  target_include_directories(memfmt_onednn INTERFACE "${PROJECT_SOURCE_DIR}/tests/support")
   if(TARGET DNNL::dnnl)
     target_link_libraries(memfmt_onednn INTERFACE DNNL::dnnl)
     set(MEMFMT_HAVE_ONEDNN ON)
@@ -114,4 +116,62 @@ if(NOT MEMFMT_HAVE_ONEDNN)
       "The differential tests need it as their oracle.")
   endif()
   message(STATUS "memfmt: oneDNN not used; tests that need it report SKIPPED")
+endif()
+
+# oneDNN 3.x (optional): the second oracle, from PyPI (onednn and onednn-devel, which
+# scripts/lib.sh installs into a virtual environment). It exports the same C symbols
+# as 2.6, so the programs that use it link it alone (the tests with ONEDNN3).
+# MEMFMT_ONEDNN3_ROOT is the prefix the packages install into (include/oneapi/dnnl,
+# lib/libdnnl.so.3).
+set(MEMFMT_ONEDNN3_ROOT "" CACHE PATH
+  "Prefix of oneDNN 3.x, the second oracle (PyPI's onednn and onednn-devel; scripts/test: build/venv)")
+option(MEMFMT_REQUIRE_ONEDNN3
+  "Stop at configure time when oneDNN 3.x is not found at MEMFMT_ONEDNN3_ROOT" OFF)
+set(MEMFMT_HAVE_ONEDNN3 OFF)
+set(onednn3_header "${MEMFMT_ONEDNN3_ROOT}/include/oneapi/dnnl/dnnl_version.h")
+set(onednn3_library "${MEMFMT_ONEDNN3_ROOT}/lib/libdnnl.so.3")
+set(onednn3_problem "")
+if(NOT MEMFMT_ONEDNN3_ROOT)
+  set(onednn3_problem "MEMFMT_ONEDNN3_ROOT is not set")
+elseif(NOT EXISTS "${onednn3_header}" OR NOT EXISTS "${onednn3_library}")
+  set(onednn3_problem "no include/oneapi/dnnl/dnnl_version.h and lib/libdnnl.so.3 under ${MEMFMT_ONEDNN3_ROOT}")
+else()
+  file(STRINGS "${onednn3_header}" onednn3_major REGEX "#define DNNL_VERSION_MAJOR ")
+  string(REGEX REPLACE ".*DNNL_VERSION_MAJOR ([0-9]+).*" "\\1" onednn3_major "${onednn3_major}")
+  if(NOT onednn3_major EQUAL 3)
+    set(onednn3_problem "${onednn3_header} is of oneDNN ${onednn3_major}, not 3")
+  endif()
+endif()
+if(onednn3_problem STREQUAL "" AND NOT (MEMFMT_WITH_ONEDNN AND (MEMFMT_BUILD_TESTS OR MEMFMT_BUILD_BENCHMARKS)))
+  set(onednn3_problem "neither tests nor benchmarks are built, or MEMFMT_WITH_ONEDNN is OFF")
+endif()
+if(onednn3_problem STREQUAL "")
+  add_library(memfmt_onednn3 SHARED IMPORTED)
+  set_target_properties(memfmt_onednn3 PROPERTIES
+    IMPORTED_LOCATION "${onednn3_library}"
+    IMPORTED_SONAME libdnnl.so.3
+    INTERFACE_INCLUDE_DIRECTORIES "${MEMFMT_ONEDNN3_ROOT}/include"
+    INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${MEMFMT_ONEDNN3_ROOT}/include")
+  # memfmt's descriptors and attributes in oneDNN's terms
+  target_include_directories(memfmt_onednn3 INTERFACE "${PROJECT_SOURCE_DIR}/tests/support")
+  # libdnnl.so.3 finds its own libraries (TBB, SYCL, the Intel runtimes) through the
+  # program's run path: with the linker's default RUNPATH only the program's own
+  # libraries would be searched there, so the run path is an RPATH, which also
+  # serves the libraries' dependencies.
+  set_property(TARGET memfmt_onednn3 PROPERTY INTERFACE_LINK_OPTIONS "LINKER:--disable-new-dtags")
+  # the CPU engine runs on SYCL, whose CPU device is this OpenCL runtime (see
+  # tests/support/onednn_bridge.hpp)
+  if(EXISTS "${MEMFMT_ONEDNN3_ROOT}/lib/libintelocl.so")
+    set_property(TARGET memfmt_onednn3 PROPERTY INTERFACE_COMPILE_DEFINITIONS
+      "MEMFMT_ONEDNN_OPENCL_CPU_RUNTIME=\"${MEMFMT_ONEDNN3_ROOT}/lib/libintelocl.so\"")
+  endif()
+  set(MEMFMT_HAVE_ONEDNN3 ON)
+  message(STATUS "memfmt: oneDNN 3.x (second oracle) found at ${onednn3_library}")
+elseif(MEMFMT_REQUIRE_ONEDNN3)
+  message(FATAL_ERROR "memfmt: MEMFMT_REQUIRE_ONEDNN3 is ON but oneDNN 3.x was not found: "
+    "${onednn3_problem}. It comes from PyPI: `source scripts/lib.sh && "
+    "memfmt_ensure_pip_packages onednn onednn-devel` installs it into build/venv; "
+    "then configure with -DMEMFMT_ONEDNN3_ROOT=<that prefix>.")
+else()
+  message(STATUS "memfmt: oneDNN 3.x not used (${onednn3_problem}); its tests are not built")
 endif()
