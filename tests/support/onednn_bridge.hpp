@@ -1,0 +1,312 @@
+// memfmt's descriptors and reorder attributes in oneDNN's terms: one source for the
+// oracle tests, the reorder benchmark and the `memfmt reorder` tool, compiled against
+// oneDNN 2.6 (Debian's libdnnl-dev) or oneDNN 3.x (PyPI's onednn-devel). The two
+// differ in how a descriptor is built and how scales and zero points are passed:
+//
+//   oneDNN 2.6                                   oneDNN 3.x
+//   public dnnl_memory_desc_t, filled in         opaque descriptor, built from its blob
+//   one output scale s_src / s_dst per index      src and dst scales, each with its mask,
+//   (set_output_scales), sum scale beta / s_dst   given at execution (DNNL_ARG_ATTR_SCALES)
+//   zero points given with the attributes         zero points given at execution
+//
+// Both compute the same reorder for the same memfmt::reorder_attr, up to the rounding
+// order of each version (docs/reorder.md).
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "memfmt/desc/desc.hpp"
+#include "memfmt/reorder/attr.hpp"
+
+#define MEMFMT_ONEDNN_V3 (DNNL_VERSION_MAJOR >= 3)
+
+namespace memfmt_onednn {
+
+/// Thrown when oneDNN has no reorder for a problem, or when this version's API cannot
+/// say its attributes (oneDNN 2.6: a sum with a destination scale per index).
+struct unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// oneDNN's version, "2.6.3".
+inline std::string version() {
+  const dnnl_version_t* v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+inline dnnl::memory::data_type to_dnnl(memfmt::data_type dt) {
+  using dnnl_dt = dnnl::memory::data_type;
+  switch (dt) {
+    case memfmt::data_type::f16: return dnnl_dt::f16;
+    case memfmt::data_type::bf16: return dnnl_dt::bf16;
+    case memfmt::data_type::f32: return dnnl_dt::f32;
+    case memfmt::data_type::s32: return dnnl_dt::s32;
+    case memfmt::data_type::s8: return dnnl_dt::s8;
+    case memfmt::data_type::u8: return dnnl_dt::u8;
+    default: break;
+  }
+  return dnnl_dt::undef;
+}
+
+namespace detail {
+
+// The fields of a blocked descriptor from its dims to its inner blocks, as oneDNN 2.6's
+// public dnnl_memory_desc_t lays them out from byte 8 on (after ndims). oneDNN 3.x's
+// descriptor has them at the same place (before them: ndims, and in 3.13 a flag).
+struct blocked_fields {
+  dnnl_dim_t dims[DNNL_MAX_NDIMS];
+  int data_type;
+  dnnl_dim_t padded_dims[DNNL_MAX_NDIMS];
+  dnnl_dim_t padded_offsets[DNNL_MAX_NDIMS];
+  dnnl_dim_t offset0;
+  int format_kind;
+  dnnl_dim_t strides[DNNL_MAX_NDIMS];
+  int inner_nblks;
+  dnnl_dim_t inner_blks[DNNL_MAX_NDIMS];
+  dnnl_dim_t inner_idxs[DNNL_MAX_NDIMS];
+};
+constexpr std::size_t blocked_fields_at = 8;
+
+inline blocked_fields fields_of(const memfmt::desc& d) {
+  blocked_fields f{};
+  f.data_type = static_cast<int>(to_dnnl(d.get_data_type()));
+  f.format_kind = static_cast<int>(dnnl::memory::format_kind::blocked);
+  f.offset0 = d.get_submemory_offset();
+  const memfmt::dims dims = d.get_dims(), padded = d.get_padded_dims(), offsets = d.get_padded_offsets(),
+                     strides = d.get_strides(), blks = d.get_inner_blks(), idxs = d.get_inner_idxs();
+  for (int i = 0; i < d.get_ndims(); ++i) {
+    f.dims[i] = dims[i];
+    f.padded_dims[i] = padded[i];
+    f.padded_offsets[i] = offsets[i];
+    f.strides[i] = strides[i];
+  }
+  f.inner_nblks = d.get_inner_nblks();
+  for (int k = 0; k < f.inner_nblks; ++k) {
+    f.inner_blks[k] = blks[k];
+    f.inner_idxs[k] = idxs[k];
+  }
+  return f;
+}
+
+#if MEMFMT_ONEDNN_V3
+// The extra info (compensation) at the end of oneDNN 3.x's descriptor: the fields
+// memfmt has, then ones for GPU convolutions (as oneDNN 3.13 lays it out).
+struct extra_tail {
+  std::uint64_t flags;
+  int compensation_mask;
+  float scale_adjust;
+  int asymm_compensation_mask;
+  dnnl_dim_t gpu_fields[13];
+};
+#endif
+
+}  // namespace detail
+
+/// oneDNN's descriptor of the same memory: dims, padding, view offsets, strides, inner
+/// blocks and extra info (compensation) copied field by field, so that any layout memfmt
+/// describes (also ones no oneDNN format_tag names) reaches oneDNN unchanged. oneDNN
+/// 3.x has no public way to build a blocked descriptor with given strides, or one with
+/// extra info, but its blob (the descriptor's bytes: dnnl_memory_desc_create_with_blob):
+/// the blob of a oneDNN-made descriptor is overwritten field by field. The test "the
+/// descriptor bridge builds oneDNN's own descriptors" checks that oneDNN reads the
+/// result as the descriptor it builds itself; a compensation read wrongly would show
+/// in the compensated reorders compared.
+inline dnnl::memory::desc to_dnnl(const memfmt::desc& d) {
+  const detail::blocked_fields fields = detail::fields_of(d);
+  const memfmt::extra_info& e = d.get_extra();
+  // oneDNN reads scale_adjust only with its flag, and leaves it 0 otherwise
+  const float scale_adjust = (e.flags & memfmt::extra_flags::scale_adjust) != 0 ? e.scale_adjust : 0.f;
+#if MEMFMT_ONEDNN_V3
+  if (d.get_ndims() == 0) return dnnl::memory::desc();
+  // a plain descriptor of oneDNN's with these dims: ndims and what precedes it are
+  // right already, and so are the bytes memfmt has no field for (zeros today)
+  const dnnl::memory::dims dims(fields.dims, fields.dims + d.get_ndims());
+  std::vector<std::uint8_t> blob =
+      dnnl::memory::desc(dims, to_dnnl(d.get_data_type()), dnnl::memory::dims(dims.size(), 0)).get_blob();
+  if (blob.size() < detail::blocked_fields_at + sizeof fields + sizeof(detail::extra_tail))
+    throw std::logic_error("oneDNN " + version() + ": its descriptor is smaller than the bridge expects");
+  std::memcpy(blob.data() + detail::blocked_fields_at, &fields, sizeof fields);
+  detail::extra_tail extra;
+  std::uint8_t* const extra_at = blob.data() + blob.size() - sizeof extra;
+  std::memcpy(&extra, extra_at, sizeof extra);
+  extra.flags = e.flags;
+  extra.compensation_mask = e.compensation_mask;
+  extra.scale_adjust = scale_adjust;
+  extra.asymm_compensation_mask = e.asymm_compensation_mask;
+  std::memcpy(extra_at, &extra, sizeof extra);
+  return dnnl::memory::desc(blob);
+#else
+  static_assert(offsetof(dnnl_memory_desc_t, dims) == detail::blocked_fields_at &&
+                offsetof(dnnl_memory_desc_t, format_desc) == detail::blocked_fields_at + offsetof(detail::blocked_fields, strides));
+  dnnl_memory_desc_t md{};
+  md.ndims = d.get_ndims();
+  std::memcpy(reinterpret_cast<unsigned char*>(&md) + detail::blocked_fields_at, &fields, sizeof fields);
+  md.extra.flags = e.flags;
+  md.extra.compensation_mask = e.compensation_mask;
+  md.extra.scale_adjust = scale_adjust;
+  md.extra.asymm_compensation_mask = e.asymm_compensation_mask;
+  return dnnl::memory::desc(md);
+#endif
+}
+
+/// The CPU engine and a stream of it, made once. PyPI's oneDNN 3.x runs its CPU engine
+/// on SYCL, whose CPU device is the OpenCL CPU runtime installed beside it; that
+/// package's ICD file names a placeholder path (pip does not run its post-install
+/// script), so the OpenCL loader is pointed at the library itself, unless the
+/// environment already says where it is.
+inline dnnl::engine& cpu_engine() {
+  static dnnl::engine engine = [] {
+#ifdef MEMFMT_ONEDNN_OPENCL_CPU_RUNTIME
+    setenv("OCL_ICD_FILENAMES", MEMFMT_ONEDNN_OPENCL_CPU_RUNTIME, 0);
+#endif
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return engine;
+}
+
+inline dnnl::stream& cpu_stream() {
+  static dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+/// The scales of `a` combined as memfmt combines them: s_src / s_dst per index of the
+/// union of the masks (oneDNN 2.6's one output scale).
+inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& src, const memfmt::reorder_attr& a) {
+  const int smask = a.src_scales.empty() ? 0 : a.src_scales.mask, dmask = a.dst_scales.empty() ? 0 : a.dst_scales.mask;
+  const int mask = smask | dmask, n = src.get_ndims();
+  const memfmt::dims dims = src.get_dims();
+  // row-major strides over the dims of a mask (fixed capacity: no allocation)
+  const auto row_major = [&](int m, memfmt::dim* count) {
+    memfmt::dims st = memfmt::dims::filled(n, 0);
+    memfmt::dim stride = 1;
+    for (int d = n - 1; d >= 0; --d)
+      if ((m >> d & 1) != 0) {
+        st[d] = stride;
+        stride *= dims[d];
+      }
+    if (count != nullptr) *count = stride;
+    return st;
+  };
+  memfmt::dim count = 1;
+  const memfmt::dims all = row_major(mask, &count), ss = row_major(smask, nullptr), ds = row_major(dmask, nullptr);
+  std::vector<float> v(static_cast<std::size_t>(count));
+  for (memfmt::dim k = 0; k < count; ++k) {
+    memfmt::dim rest = k, si = 0, di = 0;
+    for (int d = 0; d < n; ++d) {
+      if (all[d] == 0) continue;
+      const memfmt::dim i = rest / all[d];
+      rest %= all[d];
+      si += i * ss[d];
+      di += i * ds[d];
+    }
+    const float s = a.src_scales.empty() ? 1.f : a.src_scales.values[static_cast<std::size_t>(si)];
+    const float t = a.dst_scales.empty() ? 1.f : a.dst_scales.values[static_cast<std::size_t>(di)];
+    v[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
+  }
+  return {mask, v};
+}
+
+/// oneDNN's reorder of memfmt's problem (src, dst, attributes), on cpu_engine(). The
+/// attributes' values are copied: `a` need not outlive it.
+class reorder {
+ public:
+  /// Throws `unsupported` when oneDNN has no such reorder or cannot say `a`.
+  reorder(const memfmt::desc& src, const memfmt::desc& dst, const memfmt::reorder_attr& a)
+      : src_md_(to_dnnl(src)), dst_md_(to_dnnl(dst)) {
+    dnnl::engine& eng = cpu_engine();
+    dnnl::primitive_attr attr;
+    dnnl::post_ops ops;
+#if MEMFMT_ONEDNN_V3
+    const auto scales = [&](int arg, const memfmt::scales& s) {
+      if (s.empty()) return;
+      attr.set_scales_mask(arg, s.mask);
+      values_.push_back(s.values);
+      const auto n = static_cast<dnnl::memory::dim>(s.values.size());
+      args_[DNNL_ARG_ATTR_SCALES | arg] =
+          dnnl::memory({{n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a}, eng, values_.back().data());
+    };
+    const auto zero_point = [&](int arg, std::int32_t zp) {
+      if (zp == 0) return;
+      attr.set_zero_points_mask(arg, 0);
+      zero_points_.push_back(zp);
+      args_[DNNL_ARG_ATTR_ZERO_POINTS | arg] =
+          dnnl::memory({{1}, dnnl::memory::data_type::s32, dnnl::memory::format_tag::a}, eng, &zero_points_.back());
+    };
+    values_.reserve(2);  // the memories point into them
+    zero_points_.reserve(2);
+    scales(DNNL_ARG_SRC, a.src_scales);
+    scales(DNNL_ARG_DST, a.dst_scales);
+    zero_point(DNNL_ARG_SRC, a.src_zero_point);
+    zero_point(DNNL_ARG_DST, a.dst_zero_point);
+    if (a.sum_beta != 0.f) ops.append_sum(a.sum_beta);
+#else
+    if (!a.src_scales.empty() || !a.dst_scales.empty()) {
+      auto [mask, values] = combined_scales(src, a);
+      attr.set_output_scales(mask, values);
+    }
+    if (a.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a.src_zero_point});
+    if (a.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {a.dst_zero_point});
+    if (a.sum_beta != 0.f) {
+      // memfmt divides beta * dst by s_dst too: oneDNN 2.6's sum scale is beta / s_dst
+      if (!a.dst_scales.empty() && a.dst_scales.mask != 0)
+        throw unsupported("oneDNN 2.6's sum has one scale: no beta / s_dst per index");
+      ops.append_sum(a.dst_scales.empty() ? a.sum_beta : a.sum_beta / a.dst_scales.values[0]);
+    }
+#endif
+    if (ops.len() > 0) attr.set_post_ops(ops);
+    try {
+      prim_ = dnnl::reorder(dnnl::reorder::primitive_desc(eng, src_md_, eng, dst_md_, attr));
+    } catch (const dnnl::error& e) {
+      throw unsupported(std::string("oneDNN ") + version() + " has no such reorder: " + e.what());
+    }
+  }
+
+  /// Sets the buffers the next execute() reads and writes (dst is read too, by a sum).
+  void bind(const void* src, void* dst) {
+    args_[DNNL_ARG_FROM] = dnnl::memory(src_md_, cpu_engine(), const_cast<void*>(src));
+    args_[DNNL_ARG_TO] = dnnl::memory(dst_md_, cpu_engine(), dst);
+  }
+
+  /// Runs the reorder on the bound buffers and waits for it.
+  void execute() {
+    prim_.execute(cpu_stream(), args_);
+    cpu_stream().wait();
+  }
+
+  void run(const void* src, void* dst) {
+    bind(src, dst);
+    execute();
+  }
+
+  /// The implementation oneDNN picked ("jit:uni", "simple:any", ...).
+  std::string impl() const {
+    const char* name = nullptr;
+    dnnl_primitive_desc_query(prim_.get_primitive_desc(), dnnl_query_impl_info_str, 0, &name);
+    return name != nullptr ? name : "?";
+  }
+
+  const dnnl::memory::desc& dst_desc() const { return dst_md_; }
+
+  // the argument memories point into this object's own vectors
+  reorder(const reorder&) = delete;
+  reorder& operator=(const reorder&) = delete;
+
+ private:
+  dnnl::memory::desc src_md_, dst_md_;
+  dnnl::reorder prim_;
+  std::unordered_map<int, dnnl::memory> args_;
+  std::vector<std::vector<float>> values_;
+  std::vector<std::int32_t> zero_points_;
+};
+
+}  // namespace memfmt_onednn
