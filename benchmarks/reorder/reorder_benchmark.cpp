@@ -397,7 +397,7 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
 #if MEMFMT_HAVE_ONEDNN
   {
     const dnnl::memory::desc smd = mb::to_dnnl(src), dmd = mb::to_dnnl(dst);
-    const dnnl::primitive_attr dattr = mb::to_dnnl(src, attr);
+    const dnnl::primitive_attr dattr = memfmt_onednn::attributes(src, attr);
     const auto create = [&] {
       dnnl::reorder::primitive_desc pd(eng, smd, eng, dmd, dattr);
       dnnl::reorder prim(pd);
@@ -423,7 +423,7 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
     const memfmt::reorder r(src, dst, a);
 #if MEMFMT_HAVE_ONEDNN
     // created after set_threads: a oneDNN primitive takes its thread count when it is created
-    mb::onednn_reorder dnn(eng, src, dst, attr, s.data(), out_onednn.data());
+    mb::onednn_reorder dnn(src, dst, attr, s.data(), out_onednn.data());
     c.onednn_impl = dnn.impl();
 #endif
     entry e;
@@ -444,7 +444,7 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
     // timed into memfmt's destination: the same physical pages for both, so that both
     // meet the same cache set conflicts (in L2, fresh buffers of the same size run a
     // transpose 1.5x faster or slower depending on the pages they get)
-    mb::onednn_reorder timed(eng, src, dst, attr, s.data(), out_memfmt.data());
+    mb::onednn_reorder timed(src, dst, attr, s.data(), out_memfmt.data());
     const auto run_onednn = [&] { timed.execute(); };
 #endif
     // Other processes on these cores distort the timings (on 2 cores, one busy core
@@ -1054,7 +1054,7 @@ int main(int argc, char** argv) try {
   std::fflush(stdout);
 
 #if MEMFMT_HAVE_ONEDNN
-  const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  const dnnl::engine& eng = memfmt_onednn::cpu_engine();
 #endif
   std::vector<case_result> results;
   for (const planned& t : todo) {

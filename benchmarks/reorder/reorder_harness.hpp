@@ -1,7 +1,8 @@
 #pragma once
 // What the reorder benchmark and `memfmt reorder` share, so that both measure the
 // same way: buffers, timing, memcpy peers, the plan summary, and (with oneDNN)
-// the bridge from memfmt descriptors and attributes to a dnnl::reorder.
+// a oneDNN reorder of the same problem (through tests/support/onednn_bridge.hpp, which
+// the oracle tests share).
 
 #include <algorithm>
 #include <chrono>
@@ -24,7 +25,7 @@
 #endif
 
 #if MEMFMT_HAVE_ONEDNN
-#include <oneapi/dnnl/dnnl.hpp>
+#include "onednn_bridge.hpp"
 #endif
 
 namespace memfmt_bench {
@@ -297,140 +298,29 @@ inline std::string kernel_target_name() { return hwy::TargetName(memfmt::detail:
 
 #if MEMFMT_HAVE_ONEDNN
 
-inline dnnl::memory::data_type to_dnnl(memfmt::data_type dt) {
-  using dnnl_dt = dnnl::memory::data_type;
-  switch (dt) {
-    case memfmt::data_type::f16: return dnnl_dt::f16;
-    case memfmt::data_type::bf16: return dnnl_dt::bf16;
-    case memfmt::data_type::f32: return dnnl_dt::f32;
-    case memfmt::data_type::s32: return dnnl_dt::s32;
-    case memfmt::data_type::s8: return dnnl_dt::s8;
-    case memfmt::data_type::u8: return dnnl_dt::u8;
-    case memfmt::data_type::undef: break;
-  }
-  return dnnl_dt::undef;
-}
+using memfmt_onednn::to_dnnl;
 
-/// The oneDNN descriptor of the same memory: dims, padding, strides and inner
-/// blocks copied field by field, so any layout memfmt describes (also ones that
-/// no oneDNN format_tag names) reaches oneDNN unchanged.
-inline dnnl::memory::desc to_dnnl(const memfmt::desc& d) {
-  dnnl_memory_desc_t md{};
-  md.ndims = d.get_ndims();
-  md.data_type = static_cast<dnnl_data_type_t>(to_dnnl(d.get_data_type()));
-  md.format_kind = dnnl_blocked;
-  md.offset0 = d.get_submemory_offset();
-  const memfmt::dims dims = d.get_dims(), padded = d.get_padded_dims(), offsets = d.get_padded_offsets(),
-                     strides = d.get_strides(), blks = d.get_inner_blks(), idxs = d.get_inner_idxs();
-  for (int i = 0; i < d.get_ndims(); ++i) {
-    md.dims[i] = dims[i];
-    md.padded_dims[i] = padded[i];
-    md.padded_offsets[i] = offsets[i];
-    md.format_desc.blocking.strides[i] = strides[i];
-  }
-  md.format_desc.blocking.inner_nblks = d.get_inner_nblks();
-  for (int k = 0; k < d.get_inner_nblks(); ++k) {
-    md.format_desc.blocking.inner_blks[k] = blks[k];
-    md.format_desc.blocking.inner_idxs[k] = idxs[k];
-  }
-  const memfmt::extra_info& e = d.get_extra();
-  md.extra.flags = e.flags;
-  md.extra.compensation_mask = e.compensation_mask;
-  md.extra.scale_adjust = e.scale_adjust;
-  md.extra.asymm_compensation_mask = e.asymm_compensation_mask;
-  return dnnl::memory::desc(md);
-}
-
-/// The scales of `a` combined as memfmt combines them (s_src / s_dst per index of
-/// the union of the masks): oneDNN 2.6's reorder has one output scale only.
-inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& src, const memfmt::reorder_attr& a) {
-  const int smask = a.src_scales.empty() ? 0 : a.src_scales.mask, dmask = a.dst_scales.empty() ? 0 : a.dst_scales.mask;
-  const int mask = smask | dmask, n = src.get_ndims();
-  const memfmt::dims dims = src.get_dims();
-  // row-major strides over the dims of a mask (fixed capacity: no allocation)
-  const auto row_major = [&](int m, memfmt::dim* count) {
-    memfmt::dims st = memfmt::dims::filled(n, 0);
-    memfmt::dim stride = 1;
-    for (int d = n - 1; d >= 0; --d)
-      if ((m >> d & 1) != 0) {
-        st[d] = stride;
-        stride *= dims[d];
-      }
-    if (count != nullptr) *count = stride;
-    return st;
-  };
-  memfmt::dim count = 1;
-  const memfmt::dims all = row_major(mask, &count), ss = row_major(smask, nullptr), ds = row_major(dmask, nullptr);
-  std::vector<float> v(static_cast<std::size_t>(count));
-  for (memfmt::dim k = 0; k < count; ++k) {
-    memfmt::dim rest = k, si = 0, di = 0;
-    for (int d = 0; d < n; ++d) {
-      if (all[d] == 0) continue;
-      const memfmt::dim i = rest / all[d];
-      rest %= all[d];
-      si += i * ss[d];
-      di += i * ds[d];
-    }
-    const float s = a.src_scales.empty() ? 1.f : a.src_scales.values[static_cast<std::size_t>(si)];
-    const float t = a.dst_scales.empty() ? 1.f : a.dst_scales.values[static_cast<std::size_t>(di)];
-    v[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
-  }
-  return {mask, v};
-}
-
-/// oneDNN 2.6 attributes with the meaning of `a`: output scales, common zero
-/// points of src and dst, and a sum post-op.
-inline dnnl::primitive_attr to_dnnl(const memfmt::desc& src, const memfmt::reorder_attr& a) {
-  dnnl::primitive_attr attr;
-  if (!a.src_scales.empty() || !a.dst_scales.empty()) {
-    auto [mask, values] = combined_scales(src, a);
-    attr.set_output_scales(mask, values);
-  }
-  if (a.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a.src_zero_point});
-  if (a.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {a.dst_zero_point});
-  if (a.sum_beta != 0.f) {
-    dnnl::post_ops ops;
-    ops.append_sum(a.sum_beta);
-    attr.set_post_ops(ops);
-  }
-  return attr;
-}
-
-/// A oneDNN reorder between two of the caller's buffers.
+/// A oneDNN reorder between two of the caller's buffers, on memfmt_onednn::cpu_engine().
+/// Throws memfmt_onednn::unsupported when oneDNN has no such reorder.
 class onednn_reorder {
  public:
-  onednn_reorder(const dnnl::engine& eng, const memfmt::desc& src, const memfmt::desc& dst,
-                 const memfmt::reorder_attr& a, void* src_data, void* dst_data)
-      : eng_(eng),
-        stream_(eng),
-        src_(to_dnnl(src), eng, src_data),
-        dst_(to_dnnl(dst), eng, dst_data),
-        prim_(dnnl::reorder::primitive_desc(eng, src_.get_desc(), eng, dst_.get_desc(), to_dnnl(src, a))) {}
-
-  void execute() {
-    prim_.execute(stream_, src_, dst_);
-    stream_.wait();
+  onednn_reorder(const memfmt::desc& src, const memfmt::desc& dst, const memfmt::reorder_attr& a,
+                 void* src_data, void* dst_data)
+      : reorder_(src, dst, a) {
+    reorder_.bind(src_data, dst_data);
   }
+
+  void execute() { reorder_.execute(); }
 
   /// The implementation oneDNN picked ("jit:uni", "simple:any", ...).
-  std::string impl() const {
-    const char* name = nullptr;
-    dnnl_primitive_desc_query(prim_.get_primitive_desc(), dnnl_query_impl_info_str, 0, &name);
-    return name != nullptr ? name : "?";
-  }
+  std::string impl() const { return reorder_.impl(); }
 
  private:
-  dnnl::engine eng_;
-  dnnl::stream stream_;
-  dnnl::memory src_, dst_;
-  dnnl::reorder prim_;
+  memfmt_onednn::reorder reorder_;
 };
 
 /// oneDNN's version, "2.6.3".
-inline std::string onednn_version() {
-  const dnnl_version_t* v = dnnl_version();
-  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
-}
+inline std::string onednn_version() { return memfmt_onednn::version(); }
 
 #endif  // MEMFMT_HAVE_ONEDNN
 

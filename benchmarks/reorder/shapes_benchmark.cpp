@@ -86,9 +86,6 @@ int main(int argc, char** argv) {
   policy.min_seconds = quick ? 0.001 : 0.05;
   policy.min_reps = quick ? 1 : 5;
   const int rounds = quick ? 1 : 5;
-#if MEMFMT_HAVE_ONEDNN
-  const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-#endif
   std::printf("memfmt kernels: %s, one thread, GB/s = (source + destination bytes) / time\n\n",
               mb::kernel_target_name().c_str());
   std::printf("| type | case | dims | memfmt GB/s | memcpy GB/s | oneDNN GB/s | memfmt / oneDNN | oneDNN impl | equal |\n");
@@ -108,14 +105,14 @@ int main(int argc, char** argv) {
     std::string impl = "-", equal = "-";
 #if MEMFMT_HAVE_ONEDNN
     mb::buffer e(dst.get_size(), 0x5A);
-    mb::onednn_reorder check(eng, src, dst, attr, s.data(), e.data());
+    mb::onednn_reorder check(src, dst, attr, s.data(), e.data());
     run_memfmt();
     check.execute();
     const bool same = std::memcmp(d.data(), e.data(), dst.get_size()) == 0;
     all_equal = all_equal && same;
     equal = same ? "yes" : "NO";
     impl = check.impl();
-    mb::onednn_reorder timed(eng, src, dst, attr, s.data(), d.data());  // the same destination pages
+    mb::onednn_reorder timed(src, dst, attr, s.data(), d.data());  // the same destination pages
     const auto run_onednn = [&] { timed.execute(); };
     const std::vector<double> t = best_medians(rounds, policy, run_memfmt, run_memcpy, run_onednn);
     onednn = mb::gbps(static_cast<double>(bytes), t[2]);

@@ -216,6 +216,38 @@ inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& sr
   return {mask, v};
 }
 
+/// oneDNN's attributes for `a`. oneDNN 2.6: output scales (combined_scales), zero
+/// points and the sum, with their values; oneDNN 3.x: the masks only, the values go
+/// with each execution (reorder does that). Throws `unsupported` when oneDNN 2.6
+/// cannot say `a`.
+inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::reorder_attr& a) {
+  dnnl::primitive_attr attr;
+  dnnl::post_ops ops;
+#if MEMFMT_ONEDNN_V3
+  (void)src;
+  if (!a.src_scales.empty()) attr.set_scales_mask(DNNL_ARG_SRC, a.src_scales.mask);
+  if (!a.dst_scales.empty()) attr.set_scales_mask(DNNL_ARG_DST, a.dst_scales.mask);
+  if (a.src_zero_point != 0) attr.set_zero_points_mask(DNNL_ARG_SRC, 0);
+  if (a.dst_zero_point != 0) attr.set_zero_points_mask(DNNL_ARG_DST, 0);
+  if (a.sum_beta != 0.f) ops.append_sum(a.sum_beta);
+#else
+  if (!a.src_scales.empty() || !a.dst_scales.empty()) {
+    auto [mask, values] = combined_scales(src, a);
+    attr.set_output_scales(mask, values);
+  }
+  if (a.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a.src_zero_point});
+  if (a.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {a.dst_zero_point});
+  if (a.sum_beta != 0.f) {
+    // memfmt divides beta * dst by s_dst too: oneDNN 2.6's sum scale is beta / s_dst
+    if (!a.dst_scales.empty() && a.dst_scales.mask != 0)
+      throw unsupported("oneDNN 2.6's sum has one scale: no beta / s_dst per index");
+    ops.append_sum(a.dst_scales.empty() ? a.sum_beta : a.sum_beta / a.dst_scales.values[0]);
+  }
+#endif
+  if (ops.len() > 0) attr.set_post_ops(ops);
+  return attr;
+}
+
 /// oneDNN's reorder of memfmt's problem (src, dst, attributes), on cpu_engine(). The
 /// attributes' values are copied: `a` need not outlive it.
 class reorder {
@@ -224,46 +256,30 @@ class reorder {
   reorder(const memfmt::desc& src, const memfmt::desc& dst, const memfmt::reorder_attr& a)
       : src_md_(to_dnnl(src)), dst_md_(to_dnnl(dst)) {
     dnnl::engine& eng = cpu_engine();
-    dnnl::primitive_attr attr;
-    dnnl::post_ops ops;
 #if MEMFMT_ONEDNN_V3
-    const auto scales = [&](int arg, const memfmt::scales& s) {
-      if (s.empty()) return;
-      attr.set_scales_mask(arg, s.mask);
-      values_.push_back(s.values);
-      const auto n = static_cast<dnnl::memory::dim>(s.values.size());
+    // the values of the scales and zero points: memories passed at execution, which
+    // point into this object's vectors (reserved: they do not move)
+    scales_.reserve(2);
+    zero_points_.reserve(2);
+    const auto scales = [&](int arg, const memfmt::scales& v) {
+      if (v.empty()) return;
+      scales_.push_back(v.values);
+      const auto n = static_cast<dnnl::memory::dim>(v.values.size());
       args_[DNNL_ARG_ATTR_SCALES | arg] =
-          dnnl::memory({{n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a}, eng, values_.back().data());
+          dnnl::memory({{n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a}, eng, scales_.back().data());
     };
     const auto zero_point = [&](int arg, std::int32_t zp) {
       if (zp == 0) return;
-      attr.set_zero_points_mask(arg, 0);
       zero_points_.push_back(zp);
       args_[DNNL_ARG_ATTR_ZERO_POINTS | arg] =
           dnnl::memory({{1}, dnnl::memory::data_type::s32, dnnl::memory::format_tag::a}, eng, &zero_points_.back());
     };
-    values_.reserve(2);  // the memories point into them
-    zero_points_.reserve(2);
     scales(DNNL_ARG_SRC, a.src_scales);
     scales(DNNL_ARG_DST, a.dst_scales);
     zero_point(DNNL_ARG_SRC, a.src_zero_point);
     zero_point(DNNL_ARG_DST, a.dst_zero_point);
-    if (a.sum_beta != 0.f) ops.append_sum(a.sum_beta);
-#else
-    if (!a.src_scales.empty() || !a.dst_scales.empty()) {
-      auto [mask, values] = combined_scales(src, a);
-      attr.set_output_scales(mask, values);
-    }
-    if (a.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a.src_zero_point});
-    if (a.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {a.dst_zero_point});
-    if (a.sum_beta != 0.f) {
-      // memfmt divides beta * dst by s_dst too: oneDNN 2.6's sum scale is beta / s_dst
-      if (!a.dst_scales.empty() && a.dst_scales.mask != 0)
-        throw unsupported("oneDNN 2.6's sum has one scale: no beta / s_dst per index");
-      ops.append_sum(a.dst_scales.empty() ? a.sum_beta : a.sum_beta / a.dst_scales.values[0]);
-    }
 #endif
-    if (ops.len() > 0) attr.set_post_ops(ops);
+    const dnnl::primitive_attr attr = attributes(src, a);
     try {
       prim_ = dnnl::reorder(dnnl::reorder::primitive_desc(eng, src_md_, eng, dst_md_, attr));
     } catch (const dnnl::error& e) {
@@ -305,7 +321,7 @@ class reorder {
   dnnl::memory::desc src_md_, dst_md_;
   dnnl::reorder prim_;
   std::unordered_map<int, dnnl::memory> args_;
-  std::vector<std::vector<float>> values_;
+  std::vector<std::vector<float>> scales_;
   std::vector<std::int32_t> zero_points_;
 };
 

@@ -430,11 +430,10 @@ outcome run(const problem& p, int number) {
   const std::size_t src_bytes = p.src.get_size(), dst_bytes = p.dst.get_size();
   std::size_t dst_alloc = dst_bytes;
 #if MEMFMT_HAVE_ONEDNN
-  dnnl::engine eng;
   std::unique_ptr<mb::onednn_reorder> dnn;
   std::string dnn_error;
   try {
-    eng = dnnl::engine(dnnl::engine::kind::cpu, 0);
+    memfmt_onednn::cpu_engine();
     dst_alloc = std::max(dst_alloc, mb::to_dnnl(p.dst).get_size());  // oneDNN 2.6 may count compensation thrice
   } catch (const dnnl::error& e) {
     dnn_error = e.what();
@@ -448,8 +447,8 @@ outcome run(const problem& p, int number) {
 #if MEMFMT_HAVE_ONEDNN
   if (dnn_error.empty()) {
     try {
-      dnn = std::make_unique<mb::onednn_reorder>(eng, p.src, p.dst, p.attr, src.data(), ref.data());
-    } catch (const dnnl::error& e) {
+      dnn = std::make_unique<mb::onednn_reorder>(p.src, p.dst, p.attr, src.data(), ref.data());
+    } catch (const memfmt_onednn::unsupported& e) {
       dnn_error = e.what();
     }
   }
