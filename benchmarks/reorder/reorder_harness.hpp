@@ -319,8 +319,15 @@ class onednn_reorder {
   memfmt_onednn::reorder reorder_;
 };
 
-/// oneDNN's version, "2.6.3".
-inline std::string onednn_version() { return memfmt_onednn::version(); }
+/// oneDNN's version, "2.6.3", and what its threads are when they are not OpenMP's
+/// (then set_threads does not reach them, and its one-thread runs use all of them).
+inline std::string onednn_version() {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  return memfmt_onednn::version();
+#else
+  return memfmt_onednn::version() + " (its own threads: one-thread runs use all of them)";
+#endif
+}
 
 #endif  // MEMFMT_HAVE_ONEDNN
 
