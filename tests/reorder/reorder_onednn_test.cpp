@@ -460,7 +460,7 @@ TEST_CASE("random: tag pairs of every oneDNN name, data types, views and attribu
   for (int k = 0; k < problems; ++k) {
     const int ndims = 1 + static_cast<int>(rng() % 6);
     const auto& names = tags[static_cast<std::size_t>(ndims)];
-    problem p;
+    problem p{};
     p.src_tag = names[rng() % names.size()];
     p.dst_tag = names[rng() % names.size()];
     const auto bytes = [&](const char* tag) { return desc(p.shape, data_type::f32, tag).get_data_size(); };
