@@ -26,16 +26,34 @@ elseif(MSVC)
   endif()
 endif()
 
-# MEMFMT_COVERAGE: gcov counters in everything CTest runs, for gcovr (scripts/coverage).
-option(MEMFMT_COVERAGE "Build tests, examples and tools with --coverage (GCC)" OFF)
+# MEMFMT_COVERAGE: coverage counters in everything CTest runs: with clang, source-based
+# coverage (llvm-cov; cheap enough for the clang configuration of CI), with GCC, gcov
+# counters (gcovr; atomic, as reorders run on several threads: much slower).
+option(MEMFMT_COVERAGE "Build tests, examples and tools with coverage counters (clang: llvm-cov, GCC: gcov)" OFF)
+set(MEMFMT_NO_COVERAGE_FLAGS "")
 if(MEMFMT_COVERAGE)
-  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    message(FATAL_ERROR "MEMFMT_COVERAGE needs GCC (gcov)")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_compile_options(memfmt_dev_options INTERFACE -fprofile-instr-generate -fcoverage-mapping)
+    target_link_options(memfmt_dev_options INTERFACE -fprofile-instr-generate)
+    set(MEMFMT_NO_COVERAGE_FLAGS -fno-profile-instr-generate -fno-coverage-mapping)
+  elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(memfmt_dev_options INTERFACE --coverage -fprofile-update=atomic)
+    target_link_options(memfmt_dev_options INTERFACE --coverage)
+    set(MEMFMT_NO_COVERAGE_FLAGS -fno-profile-arcs -fno-test-coverage)
+  else()
+    message(FATAL_ERROR "MEMFMT_COVERAGE needs clang or GCC")
   endif()
-  # atomic counters: reorders run on several threads
-  target_compile_options(memfmt_dev_options INTERFACE --coverage -fprofile-update=atomic)
-  target_link_options(memfmt_dev_options INTERFACE --coverage)
 endif()
+
+# memfmt_no_coverage(TARGET): compiles TARGET without coverage counters. For the units
+# that compile the kernels once more only to prove something of the build (header-only
+# dispatch, other baselines): the kernels' lines are counted in memfmt_dev_kernels, and
+# instrumenting every kernel again would triple those units' compile time.
+function(memfmt_no_coverage target)
+  if(MEMFMT_NO_COVERAGE_FLAGS)
+    target_compile_options(${target} PRIVATE ${MEMFMT_NO_COVERAGE_FLAGS})
+  endif()
+endfunction()
 
 option(MEMFMT_SANITIZE_THREAD "Build tests with ThreadSanitizer (not with MEMFMT_SANITIZE)" OFF)
 set(MEMFMT_SANITIZER_FLAGS "")

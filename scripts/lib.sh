@@ -2,7 +2,7 @@
 
 # The Debian 12 packages each script needs.
 MEMFMT_DEMO_PACKAGES=(g++ cmake ninja-build pkg-config libboost-dev libhwy-dev)
-MEMFMT_TEST_PACKAGES=(g++ clang libclang-rt-14-dev libomp-dev cmake ninja-build pkg-config
+MEMFMT_TEST_PACKAGES=(g++ clang libclang-rt-14-dev libomp-dev llvm-14 cmake ninja-build pkg-config
                       libboost-dev libhwy-dev catch2 libdnnl-dev libbenchmark-dev)
 
 memfmt_log() {
