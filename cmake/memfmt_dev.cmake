@@ -30,16 +30,16 @@ endif()
 # coverage (llvm-cov; cheap enough for the clang configuration of CI), with GCC, gcov
 # counters (gcovr; atomic, as reorders run on several threads: much slower).
 option(MEMFMT_COVERAGE "Build tests, examples and tools with coverage counters (clang: llvm-cov, GCC: gcov)" OFF)
-set(MEMFMT_NO_COVERAGE_FLAGS "")
 if(MEMFMT_COVERAGE)
+  # (the counters are compiled into every target that links memfmt_dev_options, unless
+  # it says MEMFMT_NO_COVERAGE; linking stays the same, for the objects that have them)
+  set(_memfmt_counted "$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_NO_COVERAGE>>>")
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    target_compile_options(memfmt_dev_options INTERFACE -fprofile-instr-generate -fcoverage-mapping)
+    target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_counted}:-fprofile-instr-generate;-fcoverage-mapping>")
     target_link_options(memfmt_dev_options INTERFACE -fprofile-instr-generate)
-    set(MEMFMT_NO_COVERAGE_FLAGS -fno-profile-instr-generate -fno-coverage-mapping)
   elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    target_compile_options(memfmt_dev_options INTERFACE --coverage -fprofile-update=atomic)
+    target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_counted}:--coverage;-fprofile-update=atomic>")
     target_link_options(memfmt_dev_options INTERFACE --coverage)
-    set(MEMFMT_NO_COVERAGE_FLAGS -fno-profile-arcs -fno-test-coverage)
   else()
     message(FATAL_ERROR "MEMFMT_COVERAGE needs clang or GCC")
   endif()
@@ -50,9 +50,7 @@ endif()
 # dispatch, other baselines): the kernels' lines are counted in memfmt_dev_kernels, and
 # instrumenting every kernel again would triple those units' compile time.
 function(memfmt_no_coverage target)
-  if(MEMFMT_NO_COVERAGE_FLAGS)
-    target_compile_options(${target} PRIVATE ${MEMFMT_NO_COVERAGE_FLAGS})
-  endif()
+  set_property(TARGET ${target} PROPERTY MEMFMT_NO_COVERAGE ON)
 endfunction()
 
 option(MEMFMT_SANITIZE_THREAD "Build tests with ThreadSanitizer (not with MEMFMT_SANITIZE)" OFF)

@@ -5,7 +5,7 @@
 // could not be forced or any run failed.
 //
 // MEMFMT_TEST_TARGET=AVX2 (a Highway target name) runs the session on that target only,
-// to debug one target.
+// to debug one target; MEMFMT_TEST_TARGET=best on the best one the CPU runs.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
   if (only != nullptr && *only != '\0') {
     std::vector<std::int64_t> chosen;
     for (const std::int64_t t : targets)
-      if (std::strcmp(hwy::TargetName(t), only) == 0) chosen.push_back(t);
+      if (std::strcmp(hwy::TargetName(t), only) == 0 || (std::strcmp(only, "best") == 0 && chosen.empty()))
+        chosen.push_back(t);
     if (chosen.empty()) {
       std::fprintf(stderr, "MEMFMT_TEST_TARGET=%s: not a compiled kernel target this CPU runs\n", only);
       return EXIT_FAILURE;
