@@ -1,5 +1,5 @@
 // dims holds at most 12 values; a 13th in a constant expression must not compile.
-#include <memfmt/memfmt.hpp>
+#include <memfmt/core/dims.hpp>
 
 constexpr memfmt::dims d{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
 

@@ -1,5 +1,6 @@
 // A static reorder needs every extent at compile time: a dynamic one must not compile.
-#include <memfmt/memfmt.hpp>
+#include <memfmt/reorder/static_reorder.hpp>
+#include <memfmt/tag/tags.hpp>
 
 using src = memfmt::static_layout<memfmt::tags::nchw, 2, memfmt::dynamic_extent, 5, 5>;
 using dst = memfmt::static_layout<memfmt::tags::nChw16c, 2, 16, 5, 5>;

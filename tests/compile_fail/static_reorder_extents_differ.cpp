@@ -1,5 +1,6 @@
 // A static reorder between layouts of different extents must not compile.
-#include <memfmt/memfmt.hpp>
+#include <memfmt/reorder/static_reorder.hpp>
+#include <memfmt/tag/tags.hpp>
 
 using src = memfmt::static_layout<memfmt::tags::nchw, 2, 17, 5, 5>;
 using dst = memfmt::static_layout<memfmt::tags::nChw16c, 2, 16, 5, 5>;

@@ -1,5 +1,6 @@
 // A static reorder between layouts of different ranks must not compile.
-#include <memfmt/memfmt.hpp>
+#include <memfmt/reorder/static_reorder.hpp>
+#include <memfmt/tag/tags.hpp>
 
 using src = memfmt::static_layout<memfmt::tags::nchw, 2, 16, 5, 5>;
 using dst = memfmt::static_layout<memfmt::tags::nCdhw16c, 2, 16, 1, 5, 5>;

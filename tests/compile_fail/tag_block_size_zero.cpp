@@ -1,5 +1,5 @@
 // A block of size 0 must not compile.
-#include <memfmt/memfmt.hpp>
+#include <memfmt/tag/tag.hpp>
 
 constexpr auto bad = memfmt::tag<"aBcd0b">;
 

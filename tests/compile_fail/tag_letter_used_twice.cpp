@@ -1,5 +1,5 @@
 // A dim named twice must not compile.
-#include <memfmt/memfmt.hpp>
+#include <memfmt/tag/tag.hpp>
 
 constexpr auto bad = memfmt::tag<"abca">;
 
