@@ -77,9 +77,11 @@ endif()
 # declare run_nest (see memfmt/reorder/kernel/run.hpp); compiling every kernel is
 # the costliest step of the build, and paying it once per build instead of once per
 # program keeps CI fast. Header-only use is proven by the units that do not link it
-# (reorder.kernel.kernels, reorder.kernel.dispatch, the install checks).
+# (reorder.kernel.dispatch, the install checks).
 add_library(memfmt_dev_kernels STATIC "${CMAKE_CURRENT_LIST_DIR}/memfmt_dev_kernels.cpp")
 target_link_libraries(memfmt_dev_kernels PUBLIC ${MEMFMT_DEV_LIBRARY} memfmt_dev_options)
+# (memfmt_dev_kernel_paths.hpp: the kernel tests record the paths the kernels take)
+target_include_directories(memfmt_dev_kernels PUBLIC "${CMAKE_CURRENT_LIST_DIR}")
 target_compile_definitions(memfmt_dev_kernels PUBLIC MEMFMT_KERNELS_EXTERN
   PRIVATE MEMFMT_KERNELS_IMPLEMENTATION)
 if(MEMFMT_SANITIZE_THREAD)

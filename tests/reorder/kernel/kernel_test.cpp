@@ -15,14 +15,26 @@
 #include <string>
 
 namespace memfmt_test {
-/// The kernel paths taken since the last clear: the kernels' MEMFMT_KERNEL_PATH hook,
-/// defined here before memfmt is included (this test's only translation unit).
+/// The kernel paths taken since the last clear (see MEMFMT_KERNEL_PATH).
 inline std::set<std::string>& paths_taken() {
   static std::set<std::string> taken;
   return taken;
 }
 }  // namespace memfmt_test
+
+#ifdef MEMFMT_KERNELS_EXTERN
+// The build's kernels (memfmt_dev_kernels) report their paths through a recorder.
+#include "memfmt_dev_kernel_paths.hpp"
+namespace {
+const bool recording_paths = [] {
+  memfmt_dev::record_kernel_path = [](const char* name) { memfmt_test::paths_taken().insert(name); };
+  return true;
+}();
+}  // namespace
+#else
+// Header-only: the hook is defined before memfmt is included (this test's only unit).
 #define MEMFMT_KERNEL_PATH(name) ::memfmt_test::paths_taken().insert(name)
+#endif
 
 #include "kernel_test_util.hpp"
 
@@ -1367,7 +1379,7 @@ TEST_CASE("the kernels of every target of this CPU run, AVX-512 included where t
   std::printf("kernel targets exercised:%s\n", names.c_str());
   // Each target memfmt compiled and the CPU has ran (the baseline flags decide
   // what is compiled: with -mavx2 there is no SSE4 or scalar code to run).
-  constexpr std::int64_t compiled = MEMFMT_KERNEL_COMPILED;
+  const std::int64_t compiled = memfmt::detail::kernel_targets_compiled();
   for (const std::int64_t t : {HWY_AVX3, HWY_AVX2, HWY_SSE4, HWY_EMU128, HWY_SCALAR}) {
     if ((compiled & t) && (cpu & t)) CHECK(ran.count(t) == 1);
   }
