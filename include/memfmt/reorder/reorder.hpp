@@ -25,11 +25,25 @@
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
 
+// Reorders run on OpenMP threads in a program compiled with OpenMP (-fopenmp), as its
+// author expects; MEMFMT_USE_OPENMP=0 keeps them on the calling thread, =1 asks for
+// OpenMP explicitly (memfmt::openmp defines it).
+#if !defined(MEMFMT_USE_OPENMP) && defined(_OPENMP)
+#define MEMFMT_USE_OPENMP 1
+#endif
 #if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
 #include <omp.h>
 #endif
 
 namespace memfmt {
+
+/// Whether `reorder::execute` without a `parallel_for` runs on OpenMP threads
+/// (see MEMFMT_USE_OPENMP above).
+#if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP
+inline constexpr bool uses_openmp = true;
+#else
+inline constexpr bool uses_openmp = false;
+#endif
 
 namespace detail {
 /// The processors online, which size the pieces a plan cuts for threads (any count
