@@ -229,6 +229,7 @@ inline const char* kernel_name(memfmt::detail::kernel_kind k) {
     case memfmt::detail::kernel_kind::zero_fill: return "zero_fill";
     case memfmt::detail::kernel_kind::gather: return "gather";
     case memfmt::detail::kernel_kind::interleave: return "interleave";
+    case memfmt::detail::kernel_kind::tile: return "tile";
   }
   return "?";
 }
@@ -260,7 +261,7 @@ inline std::string nest_line(const memfmt::detail::placed_nest& p) {
 
 /// Elements each kernel kind handles in a plan, and the kind that handles most.
 struct plan_summary {
-  static constexpr int kinds = 6;
+  static constexpr int kinds = memfmt::detail::kernel_kind_count;
   std::size_t nests = 0;
   bool elementwise = false;
   memfmt::dim elements[kinds] = {};  // indexed by kernel_kind

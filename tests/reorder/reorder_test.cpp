@@ -528,13 +528,68 @@ TEST_CASE("weights blocks that interleave a few input channels per output channe
       INFO(tag << " " << memfmt::to_string(type) << " " << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3]);
       const desc src(shape, data_type::f32, "oihw"), dst(shape, type, tag);
       const memfmt::reorder r(src, dst);
-      // (1 x 1 kernels: the r input channels are contiguous in both, a copy of short rows)
-      const auto kind = shape[2] * shape[3] > 1 ? memfmt::detail::kernel_kind::interleave : memfmt::detail::kernel_kind::copy;
+      // (1 x 1 kernels: the r input channels are contiguous in both, a copy of short rows;
+      // 4-byte elements without arithmetic: tiles whose rows are o x r)
+      using memfmt::detail::kernel_kind;
+      const bool plain = type == data_type::f32;
+      const auto kind = shape[2] * shape[3] == 1 ? kernel_kind::copy : plain ? kernel_kind::tile : kernel_kind::interleave;
       CHECK(r.nests()[0].loops.kind == kind);
       check(src, dst);
       if (shape[0] == 35) check(src, dst, per_o);
     }
   }
+}
+
+TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[reorder][plan]") {
+  // Plain copies of 4-byte elements whose destination runs are short or come from
+  // several loops go as tiles of units: the plan's tile nests, then the results.
+  using memfmt::detail::kernel_kind;
+  struct expect {
+    int unit, row_loops, column_loops;
+  };
+  const auto tiles_of = [](const reorder& r) {
+    std::vector<expect> found;
+    for (const auto& p : r.nests())
+      if (p.loops.kind == kernel_kind::tile)
+        found.push_back({p.loops.tile_unit, p.loops.tile_row_loops, p.loops.tile_column_loops});
+    return found;
+  };
+  const auto planned = [&](const desc& src, const desc& dst, expect e) {
+    INFO(src.str() << " -> " << dst.str());
+    const std::vector<expect> found = tiles_of(reorder(src, dst));
+    REQUIRE_FALSE(found.empty());
+    CHECK(found[0].unit == e.unit);
+    CHECK(found[0].row_loops == e.row_loops);
+    CHECK(found[0].column_loops == e.column_loops);
+    check(src, dst);
+  };
+  const data_type f32 = data_type::f32, s32 = data_type::s32;
+  // rows of 4 input x 16 output channels; columns h x w
+  planned(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), {1, 2, 1});
+  // rows of 16 output channels; columns h x w, then the input channels after them
+  planned(desc({32, 32, 3, 3}, s32, "oihw"), desc({32, 32, 3, 3}, s32, "OIhw16i16o"), {1, 1, 2});
+  // units of 2 elements, rows of 32 of them; columns: 8 pairs of b, and the blocks of b
+  // after them (dense in both: one loop)
+  planned(desc({64, 96}, f32, "ab"), desc({64, 96}, f32, "AB8b32a2b"), {2, 1, 1});
+  // partial blocks: the padding after each run of input channels as rows of zeros
+  planned(desc({35, 19, 5, 3}, f32, "oihw"), desc({35, 19, 5, 3}, f32, "OIhw8i16o2i"), {1, 2, 1});
+  // (and the last input channel alone, before 15 zeros: rows of one element each)
+  const desc goihw({2, 20, 17, 3, 3}, f32, "goihw"), blocked({2, 20, 17, 3, 3}, f32, "gOIhw16o16i");
+  planned(goihw, blocked, {1, 1, 1});
+  for (const auto& p : reorder(goihw, blocked).nests())
+    CHECK((p.loops.kind == kernel_kind::tile || p.loops.kind == kernel_kind::zero_fill));
+  // a view of the source at an offset, with gaps
+  const desc parent({40, 48, 3, 3}, f32, "oihw");
+  const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});
+  planned(part, desc({32, 32, 3, 3}, f32, "OIhw4i16o4i"), {1, 2, 1});
+  // a lone loop of rows against long columns stays a transpose
+  CHECK(tiles_of(reorder(desc({2, 32, 8, 8}, f32, "nchw"), desc({2, 32, 8, 8}, f32, "nChw16c"))).empty());
+  // conversions and scales are not tiles' work
+  CHECK(tiles_of(reorder(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"))).empty());
+  reorder_attr scaled;
+  scaled.src_scales = memfmt::scales{0, {0.5f}};
+  CHECK(tiles_of(reorder(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled)).empty());
+  check(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled);
 }
 
 TEST_CASE("streaming stores once source and destination together outgrow the cache", "[reorder][plan]") {

@@ -347,6 +347,77 @@ inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
   }
 }
 
+/// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
+inline constexpr dim tile_rows_max = 256;
+
+/// Makes a plain copy of 4-byte elements a nest of the `tile` kind (see
+/// kernel_kind::tile) where its units, 1 element or the 2 or 4 of an innermost loop
+/// contiguous on both sides, go whole vectors in and out: a loop contiguous in the
+/// source from unit to unit (the columns) and, dense in the destination from the unit
+/// on, rows whose units fill a 64-byte vector. The rows are the fewest loops that do,
+/// taking in more while at most tile_rows_max rows, the zeros after each run of the
+/// first (a destination's padding) among them. A lone loop of rows against columns of
+/// a tile or more stays a transpose, which streams and blocks for the caches (nchw ->
+/// nChw16c); against fewer (the 3 x 3 of weights), its tiles are partial either way,
+/// and these are the faster.
+/// @pre n simplified (loops ordered by dst stride), not split for threads
+inline void use_tiles(nest& n) {
+  if (n.nloops < 2 || n.kind == kernel_kind::zero_fill) return;
+  int count = n.nloops;
+  dim unit = 1;
+  const loop last = n.loops[count - 1];
+  if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
+    // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
+    // one element, each followed by zeros, are rows like any other)
+    if (last.extent != 2 || n.zero_tail != 0) return;
+    unit = last.extent;
+    --count;
+  }
+  int cols = -1;  // the innermost loop contiguous in src from unit to unit
+  for (int i = count - 1; i >= 0 && cols < 0; --i)
+    if (n.loops[i].src_stride == unit && n.loops[i].extent >= 2) cols = i;
+  if (cols < 0) return;
+  bool taken[max_loops] = {};
+  taken[cols] = true;
+  int rows[max_loops];  // the row loops, innermost first
+  int nrows = 0;
+  dim extent = 1;
+  while (extent * unit < 16) {  // (16 units of 4 bytes: 64 bytes)
+    int next = -1;
+    for (int i = 0; i < count && next < 0; ++i)
+      if (!taken[i] && n.loops[i].dst_stride == extent * unit) next = i;
+    // (the zeros after each run of the loop with dst stride 1 count as rows of zeros)
+    if (next < 0) return;
+    const dim rows_here = n.loops[next].extent + (nrows == 0 ? n.zero_tail : 0);
+    if (extent * rows_here > tile_rows_max) return;
+    taken[next] = true;
+    rows[nrows++] = next;
+    extent *= rows_here;
+  }
+  if (nrows == 1 && unit == 1 && n.loops[cols].extent >= 16) return;
+  // a loop that continues the columns in src makes them longer (1 x 1 weights: I after i)
+  int outer_cols = -1;
+  for (int i = 0; i < count && outer_cols < 0; ++i)
+    if (!taken[i] && n.loops[i].src_stride == unit * n.loops[cols].extent) outer_cols = i;
+  if (outer_cols >= 0) taken[outer_cols] = true;
+  // outer loops in their order, then the rows outermost first, the columns, the unit
+  loop moved[max_loops];
+  int at = 0;
+  for (int i = 0; i < count; ++i)
+    if (!taken[i]) moved[at++] = n.loops[i];
+  for (int k = nrows; k-- > 0;) moved[at++] = n.loops[rows[k]];
+  if (outer_cols >= 0) moved[at++] = n.loops[outer_cols];
+  moved[at++] = n.loops[cols];
+  if (unit > 1) moved[at++] = last;
+  for (int i = 0; i < at; ++i) n.loops[i] = moved[i];
+  n.kind = kernel_kind::tile;
+  n.tile_unit = static_cast<int>(unit);
+  n.tile_row_loops = nrows;
+  n.tile_column_loops = outer_cols >= 0 ? 2 : 1;
+  n.column_loops = 1;
+  n.gather_loops = 0;
+}
+
 /// The offset tables of a `gather` nest's block: row-major over its block loops.
 inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::vector<std::int32_t>& scale) {
   const int first = n.nloops - n.gather_loops;
@@ -383,7 +454,8 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 /// as alone; its prefetchers, running on along a row, likely took the other's lines).
 /// @post the nest visits the same elements with the same offsets
 inline void split_for_threads(nest& n, dim threads) {
-  if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave) return;  // fixed blocks
+  if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave || n.kind == kernel_kind::tile)
+    return;  // fixed blocks
   // elements written: 2^15 of f32 move 256 KiB, about 3 us on a core, some three times
   // what starting a team of threads costs
   constexpr dim worth_sharing = dim{1} << 15;

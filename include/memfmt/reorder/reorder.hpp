@@ -303,8 +303,13 @@ class reorder {
     // cut for the threads that will run the plan (one thread: pieces would only cut the
     // kernel's runs short)
     const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
-    for (detail::placed_nest& p : nests) {
+    for (std::size_t k = 0; k < nests.size(); ++k) {
+      detail::placed_nest& p = nests[k];
       p.loops.cvt = cvt;
+      const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
+      // (the scales are bound to the nests later: a plain copy has none)
+      if (cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 4 && dst_size_ == 4 && p.loops.kind != detail::kernel_kind::gather && !fused)
+        detail::use_tiles(p.loops);
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       if (threads > 1) detail::split_for_threads(p.loops, threads);
     }

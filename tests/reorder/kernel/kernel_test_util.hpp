@@ -38,6 +38,7 @@ inline const char* kind_name(kernel_kind k) {
     case kernel_kind::zero_fill: return "zero_fill";
     case kernel_kind::gather: return "gather";
     case kernel_kind::interleave: return "interleave";
+    case kernel_kind::tile: return "tile";
   }
   return "?";
 }
@@ -245,6 +246,7 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
       for (int k = nouter; k < n.nloops; ++k) put_first(dst_order, k);
       break;
     case kernel_kind::interleave:  // its blocks have a fixed shape: make_interleave_case
+    case kernel_kind::tile:        // planned by use_tiles: reorder_test, lower_test
       std::abort();
     case kernel_kind::strided:
     case kernel_kind::zero_fill:

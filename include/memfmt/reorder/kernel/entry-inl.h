@@ -18,6 +18,7 @@
 #include "memfmt/reorder/kernel/interleave-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
+#include "memfmt/reorder/kernel/tile-inl.h"
 #include "memfmt/reorder/kernel/transpose-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -167,6 +168,13 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
         return;
       }
       break;
+    case kernel_kind::tile: {
+      const tile_kernel kernel(n);
+      kernel_writes_tails = true;  // tile nests have none
+      for_each_outer([&](const std::byte* sp, std::byte* dp, const float*) { kernel.block(sp, dp); });
+      if (n.stream_stores) hwy::FlushStream();
+      return;
+    }
     case kernel_kind::interleave: {
       const interleave_kernel kernel(n);
       if (kernel.fits) {

@@ -38,12 +38,21 @@ enum class kernel_kind {
   zero_fill,  ///< writes zeros of the dst type at dst offsets (src unused)
   gather,     ///< the innermost `gather_loops` loops form a block that is contiguous in
               ///< dst; `gather_src[k]` is the src offset of its k-th element
-  interleave  ///< the innermost `gather_loops` loops form a block that is contiguous in dst:
+  interleave, ///< the innermost `gather_loops` loops form a block that is contiguous in dst:
               ///< loops[n-1] = r (dst stride 1, extent 2 to 4), loops[n-2] = o (dst stride
               ///< r.extent), the others and r contiguous in src, starting at stride 1 (the
               ///< 4i16o4i blocks of weights): tiles transpose o against the source's columns
               ///< into a buffer, then r rows at a time are interleaved into dst
+  tile        ///< W x W tiles of units (`tile_unit` elements, contiguous in both): the
+              ///< innermost loop is the unit (when tile_unit > 1), the `tile_column_loops`
+              ///< (1 or 2) before it the columns, contiguous in src from unit to unit, the
+              ///< `tile_row_loops` before those the rows, dense in dst from stride tile_unit:
+              ///< each tile reads W rows along the columns and writes each column's W rows
+              ///< as one vector
 };
+
+/// How many kinds there are (kernel_kind::tile is the last).
+inline constexpr int kernel_kind_count = static_cast<int>(kernel_kind::tile) + 1;
 
 /// The element conversion, oneDNN's reorder semantics:
 /// `dst = saturate(round(alpha * scales[k] * (src - src_zp) + beta * dst_old + dst_zp))`,
@@ -93,6 +102,11 @@ struct nest {
   /// offset and its scale offset (null: the scale does not vary within the block).
   /// Offsets are relative to the block's first element.
   int gather_loops = 0;
+  /// The `tile` kind: elements per unit (1, or 2 contiguous in src and dst), and the
+  /// loops of its rows and of its columns.
+  int tile_unit = 1;
+  int tile_row_loops = 0;
+  int tile_column_loops = 1;
   const std::int32_t* gather_src = nullptr;
   const std::int32_t* gather_scale = nullptr;
 
@@ -104,6 +118,7 @@ struct nest {
   constexpr int owned_loops() const {
     if (kind == kernel_kind::transpose) return 1 + column_loops;
     if (kind == kernel_kind::gather || kind == kernel_kind::interleave) return gather_loops;
+    if (kind == kernel_kind::tile) return tile_row_loops + tile_column_loops + (tile_unit > 1 ? 1 : 0);
     if ((kind == kernel_kind::copy || kind == kernel_kind::zero_fill) && nloops >= 2 &&
         loops[nloops - 1].extent <= short_row)
       return nloops >= 3 && loops[nloops - 2].extent < few_rows ? 3 : 2;

@@ -1,0 +1,205 @@
+// The `tile` kernel: W x W tiles of units (1 or 2 elements of 4 bytes, contiguous in
+// source and destination). A tile reads W source rows along the columns, one vector
+// each, transposes them, and writes each column's W rows as one vector: whole vectors
+// on both sides, whichever loops the rows come from (OIhw4i16o4i: rows of 4 input and
+// 4 output channels; OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
+//
+// Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
+
+#if defined(MEMFMT_REORDER_KERNEL_TILE_INL_H_) == defined(MEMFMT_KERNEL_TOGGLE)
+#ifdef MEMFMT_REORDER_KERNEL_TILE_INL_H_
+#undef MEMFMT_REORDER_KERNEL_TILE_INL_H_
+#else
+#define MEMFMT_REORDER_KERNEL_TILE_INL_H_
+#endif
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "memfmt/reorder/kernel/convert-inl.h"
+#include "memfmt/reorder/kernel/nest.hpp"
+#include "memfmt/reorder/kernel/transpose-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace memfmt::detail::HWY_NAMESPACE {
+
+/// Lanes of a tile of units of type T (u32 or u64): a whole vector, or 1 where vectors
+/// are sizeless or the target is scalar (tiles of one unit: a copy per unit).
+template <class T>
+inline constexpr std::size_t unit_lanes =
+    (HWY_HAVE_SCALABLE || HWY_TARGET == HWY_SCALAR) ? 1 : hn::MaxLanes(hn::ScalableTag<T>());
+
+template <class T>
+using DUnits = hn::CappedTag<T, unit_lanes<T>>;
+
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+/// Transposes B x B 128-bit blocks: the vectors r[L * m + k] (m < B) in, block m of
+/// r[L * b + k] = block b of the m-th of them out, for each k < L.
+template <std::size_t L, class D>
+HWY_INLINE void transpose_blocks(D d, hn::Vec<D>* r) {
+  constexpr std::size_t B = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) / 16;
+  if constexpr (B == 2) {
+    for (std::size_t k = 0; k < L; ++k) {
+      const hn::Vec<D> lo = r[k], hi = r[L + k];
+      r[k] = hn::ConcatLowerLower(d, hi, lo);
+      r[L + k] = hn::ConcatUpperUpper(d, hi, lo);
+    }
+  } else if constexpr (B == 4) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // two rounds of block shuffles: 0x88 takes blocks (0, 2) of each operand, 0xDD (1, 3)
+    for (std::size_t k = 0; k < L; ++k) {
+      const __m512i x0 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[k]).raw;
+      const __m512i x1 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[L + k]).raw;
+      const __m512i x2 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[2 * L + k]).raw;
+      const __m512i x3 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[3 * L + k]).raw;
+      const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88), u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
+      const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88), u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
+      using VU32 = hn::Vec<hn::Repartition<std::uint32_t, D>>;
+      r[k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u0, u2, 0x88)});
+      r[2 * L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u0, u2, 0xDD)});
+      r[L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u1, u3, 0x88)});
+      r[3 * L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u1, u3, 0xDD)});
+    }
+#else
+    static_assert(B != 4, "4 blocks per vector: AVX-512 only");
+#endif
+  }
+}
+
+/// Transposes the W x W units of r[0..W), W = Lanes(d): afterwards lane k of r[i] is
+/// lane i of the former r[k].
+template <class D>
+HWY_INLINE void transpose_units(D d, hn::Vec<D>* r) {
+  using T = hn::TFromD<D>;
+  constexpr std::size_t W = hn::MaxLanes(D()), L = 16 / sizeof(T);  // L: lanes per block
+  if constexpr (W >= 2) {
+    // L x L inside the blocks of each group of L rows, then the blocks across groups
+    if constexpr (L == 4) {
+      for (std::size_t g = 0; g < W; g += 4) transpose_within_blocks<W>(r + g);
+    } else {
+      for (std::size_t g = 0; g < W; g += 2) {
+        const hn::Vec<D> a = r[g], b = r[g + 1];
+        r[g] = hn::InterleaveLower(d, a, b);
+        r[g + 1] = hn::InterleaveUpper(d, a, b);
+      }
+    }
+    transpose_blocks<L>(d, r);
+  }
+}
+#endif
+
+/// Runs the nest's tiles: per outer iteration, its rows in groups of W, its columns
+/// in groups of W, the zeros of its zero tail as rows of zeros. Units are moved as
+/// bits: the kind serves plain copies only.
+class tile_kernel {
+ public:
+  /// The most rows a tile nest has (their source offsets are kept here).
+  static constexpr dim max_rows = 256;
+
+  /// @pre n.kind == tile, n.cvt.is_plain_copy(), elements of 4 bytes, units of 1 or 2,
+  ///      at most max_rows rows
+  explicit tile_kernel(const nest& n) : stream_(n.stream_stores), unit_(n.tile_unit) {
+    const int first = n.nloops - n.owned_loops();
+    const loop& cols = n.loops[first + n.tile_row_loops + n.tile_column_loops - 1];
+    const loop outer = n.tile_column_loops == 2 ? n.loops[first + n.tile_row_loops] : loop{1, 0, 0, 0};
+    period_ = cols.extent;
+    cols_ = cols.extent * outer.extent;
+    col_step_ = cols.dst_stride * 4;
+    period_step_ = outer.dst_stride * 4;
+    // the rows' source byte offsets, row-major over the row loops (dense in dst)
+    rows_ = 1;
+    src_rows_[0] = 0;
+    // (the innermost row loop's run is followed by zero_tail rows of zeros: offset -1)
+    for (int k = first; k < first + n.tile_row_loops; ++k) {
+      const loop& l = n.loops[k];
+      const dim e = k + 1 == first + n.tile_row_loops ? l.extent + n.zero_tail : l.extent;
+      for (dim r = rows_ * e; r-- > 0;) {
+        const dim outer = src_rows_[r / e], i = r % e;
+        src_rows_[r] = outer < 0 || i >= l.extent ? -1 : outer + i * l.src_stride * 4;
+      }
+      rows_ *= e;
+    }
+  }
+
+  /// The tiles of one outer iteration.
+  void block(const std::byte* src, std::byte* dst) const {
+    if (unit_ == 1) {
+      groups<std::uint32_t>(src, dst);
+    } else {
+      groups<std::uint64_t>(src, dst);
+    }
+  }
+
+ private:
+  template <class T>
+  void groups(const std::byte* src, std::byte* dst) const {
+    constexpr auto W = static_cast<dim>(unit_lanes<T>);
+    for (dim r = 0; r < rows_; r += W) tiles<T>(src, dst + r * static_cast<dim>(sizeof(T)), src_rows_ + r, rows_ - r < W ? rows_ - r : W);
+  }
+
+  /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
+  template <class T>
+  void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
+
+  bool stream_;
+  dim unit_;
+  /// Columns: `period` of them `col_step` bytes apart in dst, that many times over,
+  /// `period_step` bytes apart (the source has them all in a row).
+  dim cols_ = 0, period_ = 0, col_step_ = 0, period_step_ = 0;
+  dim rows_ = 0;
+  dim src_rows_[max_rows];  ///< (the first rows_ are set)
+};
+
+template <class T>
+void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
+  constexpr std::size_t W = unit_lanes<T>;
+  // the destination of column c, walked column by column
+  dim lo = 0;
+  std::byte* column = dst;
+  const auto next_column = [&] {
+    column += col_step_;
+    if (++lo == period_) {
+      lo = 0;
+      column += period_step_ - period_ * col_step_;
+    }
+  };
+  if constexpr (W == 1) {
+    for (dim c = 0; c < cols_; ++c, next_column()) {
+      if (rows[0] < 0) {
+        std::memset(column, 0, sizeof(T));
+      } else {
+        std::memcpy(column, src + rows[0] + c * static_cast<dim>(sizeof(T)), sizeof(T));
+      }
+    }
+  } else {
+    const DUnits<T> d;
+    hn::Vec<DUnits<T>> v[W];
+    for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
+      const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
+      for (std::size_t k = 0; k < W; ++k) {
+        // (rows of zeros: padding; rows past the last: transposed, never stored)
+        if (static_cast<dim>(k) >= nr || rows[k] < 0) {
+          v[k] = hn::Zero(d);
+        } else {
+          const auto* p = reinterpret_cast<const T*>(src + rows[k]) + c;
+          v[k] = nc == static_cast<dim>(W) ? hn::LoadU(d, p) : load_first(d, p, nc);
+        }
+      }
+      transpose_units(d, v);
+      for (dim j = 0; j < nc; ++j, next_column()) {
+        auto* out = reinterpret_cast<T*>(column);
+        if (nr == static_cast<dim>(W)) {
+          store_maybe_stream(v[j], d, out, stream_);
+        } else {
+          store_first(v[j], d, out, nr);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace memfmt::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // MEMFMT_REORDER_KERNEL_TILE_INL_H_
