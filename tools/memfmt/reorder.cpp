@@ -1,6 +1,7 @@
 // `memfmt reorder`: reorders described in the syntax of oneDNN's benchdnn reorder
 // driver. For each problem it prints memfmt's plan (loop nests, kernels), checks the
-// result against oneDNN bit for bit (mode C) and times memfmt and oneDNN (mode P).
+// result against oneDNN bit for bit (mode C) and times memfmt and oneDNN (mode P), and
+// memcpy of the same traffic with --memcpy.
 //
 // Like benchdnn, options apply to the problems (dims) that follow them and stay set
 // until changed or `--reset`; comma-separated values (--sdt=f32,bf16) give every
@@ -45,6 +46,7 @@ struct settings {
   double max_ms = 200;
   int fix_times = 0;
   int threads = 0;
+  bool memcpy = false;
 };
 
 /// One reorder to run, fully resolved, with the benchdnn line that reproduces it.
@@ -57,6 +59,7 @@ struct problem {
   double max_ms = 200;
   int fix_times = 0;
   int threads = 0;
+  bool memcpy = false;  ///< also time memcpy of the same traffic (mode P)
 };
 
 // ------------------------------------------------------------------ parsing
@@ -210,7 +213,7 @@ void print_reorder_help() {
       "\n"
       "Reorders in the syntax of oneDNN's benchdnn reorder driver. For each problem: the\n"
       "descriptors, memfmt's plan (loop nests, kernels), a bit-for-bit check against oneDNN\n"
-      "(mode C) and the time and GB/s of memfmt and oneDNN (mode P).\n"
+      "(mode C) and the time and GB/s of memfmt and oneDNN (mode P), and of memcpy with --memcpy.\n"
       "\n"
       "  DIMS                  2x17x5x5; each DIMS is a problem run with the options before it\n"
       "  --sdt=DT, --ddt=DT    source, destination data type: f32 (default), bf16, f16, s32, s8, u8\n"
@@ -225,6 +228,8 @@ void print_reorder_help() {
       "  --max-ms-per-prb=MS   time spent measuring each implementation (default 200)\n"
       "  --fix-times-per-prb=N exactly N timed runs instead\n"
       "  --threads=N           threads of memfmt and oneDNN (default: all processors)\n"
+      "  --memcpy[=true|false] also time memcpy of the same traffic, (src + dst) / 2 bytes, on\n"
+      "                        as many threads, and give memfmt's bandwidth as a share of it\n"
       "  --reset               back to the defaults\n"
       "  --batch=FILE          read options and problems from FILE (# starts a comment)\n"
       "Comma-separated values (--sdt=f32,bf16) give every combination. --reorder, --engine=cpu\n"
@@ -295,6 +300,7 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
                     p.max_ms = s.max_ms;
                     p.fix_times = s.fix_times;
                     p.threads = s.threads;
+                    p.memcpy = s.memcpy;
                     out.push_back(std::move(p));
                   }
       continue;
@@ -350,6 +356,10 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
       s.fix_times = static_cast<int>(parse_int(need(), "--fix-times-per-prb"));
     } else if (name == "--threads") {
       s.threads = static_cast<int>(parse_int(need(), "--threads"));
+    } else if (name == "--memcpy") {
+      if (has_value && value != "true" && value != "false")
+        throw usage_error("--memcpy: '" + value + "' is not true or false");
+      s.memcpy = !has_value || value == "true";
     } else if (name == "--reset") {
       s = defaults;
     } else if (name == "--batch") {
@@ -362,7 +372,7 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
     } else {
       throw usage_error("unknown option '" + name +
                         "' (known: --sdt --ddt --stag --dtag --strides --oflag --attr-scales --attr-zero-points "
-                        "--attr-post-ops --mode --max-ms-per-prb --fix-times-per-prb --threads --reset --batch; "
+                        "--attr-post-ops --mode --max-ms-per-prb --fix-times-per-prb --threads --memcpy --reset --batch; "
                         "see memfmt reorder --help)");
     }
   }
@@ -373,6 +383,7 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
 struct outcome {
   bool checked = false, mismatch = false, failed = false;
   double speedup = 0;  ///< oneDNN's median time over memfmt's (0: not timed against oneDNN)
+  double of_memcpy = 0;  ///< memcpy's median time over memfmt's, for the same traffic (0: not timed)
 };
 
 /// The first logical element (row-major) where memfmt and oneDNN differ, with its
@@ -503,6 +514,18 @@ outcome run(const problem& p, int number) {
       std::printf("          memfmt speedup over oneDNN: %.2fx\n", result.speedup);
     }
 #endif
+    if (p.memcpy) {
+      // buffers of its own, as large as the traffic: a type change reads and writes unequal sizes
+      const std::size_t copy_bytes = (src_bytes + dst_bytes) / 2;
+      mb::buffer copy_src(copy_bytes, 1), copy_dst(copy_bytes, 2);
+      const mb::timing c = mb::time_runs(
+          [&] { mb::parallel_memcpy(copy_dst.data(), copy_src.data(), copy_bytes, threads); }, policy);
+      result.of_memcpy = c.median / t.median;
+      std::printf("          memcpy  median %.4f ms, min %.4f ms, %.2f GB/s  (%d runs, %zu bytes copied)\n",
+                  c.median * 1e3, c.min * 1e3, mb::gbps(2.0 * static_cast<double>(copy_bytes), c.median), c.reps,
+                  copy_bytes);
+      std::printf("          memfmt at %.0f%% of memcpy's bandwidth\n", 100 * result.of_memcpy);
+    }
   }
   std::fflush(stdout);
   return result;
@@ -517,9 +540,9 @@ int reorder_main(const std::vector<std::string>& args) {
   if (problems.empty())
     throw usage_error("no problem given: end the command with dims, e.g. 'memfmt reorder --stag=nchw "
                       "--dtag=nChw16c 2x17x5x5'");
-  int checked = 0, mismatches = 0, timed = 0, slower = 0;
-  double log_speedups = 0, worst = 0;
-  std::size_t worst_index = 0;
+  int checked = 0, mismatches = 0, timed = 0, slower = 0, copied = 0;
+  double log_speedups = 0, worst = 0, log_of_memcpy = 0, lowest_of_memcpy = 0;
+  std::size_t worst_index = 0, lowest_index = 0;
   for (std::size_t k = 0; k < problems.size(); ++k) {
     const outcome o = run(problems[k], static_cast<int>(k + 1));
     checked += o.checked;
@@ -533,12 +556,23 @@ int reorder_main(const std::vector<std::string>& args) {
         worst_index = k + 1;
       }
     }
+    if (o.of_memcpy > 0) {
+      ++copied;
+      log_of_memcpy += std::log(o.of_memcpy);
+      if (lowest_of_memcpy == 0 || o.of_memcpy < lowest_of_memcpy) {
+        lowest_of_memcpy = o.of_memcpy;
+        lowest_index = k + 1;
+      }
+    }
   }
   std::printf("%zu problem%s; %d checked against oneDNN, %d mismatch%s\n", problems.size(),
               problems.size() == 1 ? "" : "s", checked, mismatches, mismatches == 1 ? "" : "es");
   if (timed > 1)
     std::printf("speedup over oneDNN: geomean %.2fx over %d timed, %d slower than oneDNN, worst %.2fx ([%zu])\n",
                 std::exp(log_speedups / timed), timed, slower, worst, worst_index);
+  if (copied > 1)
+    std::printf("bandwidth over memcpy's: geomean %.0f%% over %d timed, lowest %.0f%% ([%zu])\n",
+                100 * std::exp(log_of_memcpy / copied), copied, 100 * lowest_of_memcpy, lowest_index);
   return mismatches == 0 ? 0 : 1;
 }
 
