@@ -541,8 +541,8 @@ TEST_CASE("weights blocks that interleave a few input channels per output channe
 }
 
 TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[reorder][plan]") {
-  // Plain copies of 4-byte elements whose destination runs are short or come from
-  // several loops go as tiles of units: the plan's tile nests, then the results.
+  // Plain copies whose destination runs are short or come from several loops go as
+  // tiles of units: the plan's tile nests, then the results.
   using memfmt::detail::kernel_kind;
   struct expect {
     int unit, row_loops, column_loops;
@@ -578,6 +578,11 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(goihw, blocked, {1, 1, 1});
   for (const auto& p : reorder(goihw, blocked).nests())
     CHECK((p.loops.kind == kernel_kind::tile || p.loops.kind == kernel_kind::zero_fill));
+  // elements of 2 and 1 bytes ride in 32-bit lanes: rows of 2 input x 16 output channels,
+  // of 4 x 4, and units of 4 s8 (4 b) with rows of 64 a
+  planned(desc({32, 48, 3, 3}, data_type::bf16, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"), {1, 2, 1});
+  planned(desc({32, 45, 3, 3}, data_type::s8, "oihw"), desc({32, 45, 3, 3}, data_type::s8, "OIhw4o4i"), {1, 2, 1});
+  planned(desc({128, 64}, data_type::u8, "ab"), desc({128, 64}, data_type::u8, "AB16b64a4b"), {4, 1, 1});
   // a view of the source at an offset, with gaps
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});

@@ -350,18 +350,19 @@ inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
 /// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
 inline constexpr dim tile_rows_max = 256;
 
-/// Makes a plain copy of 4-byte elements a nest of the `tile` kind (see
-/// kernel_kind::tile) where its units, 1 element or the 2 or 4 of an innermost loop
-/// contiguous on both sides, go whole vectors in and out: a loop contiguous in the
-/// source from unit to unit (the columns) and, dense in the destination from the unit
-/// on, rows whose units fill a 64-byte vector. The rows are the fewest loops that do,
-/// taking in more while at most tile_rows_max rows, the zeros after each run of the
-/// first (a destination's padding) among them. A lone loop of rows against columns of
-/// a tile or more stays a transpose, which streams and blocks for the caches (nchw ->
-/// nChw16c); against fewer (the 3 x 3 of weights), its tiles are partial either way,
-/// and these are the faster.
-/// @pre n simplified (loops ordered by dst stride), not split for threads
-inline void use_tiles(nest& n) {
+/// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units,
+/// an element or the 2 to 8 elements of an innermost loop contiguous on both sides that
+/// make 2 to 8 bytes, go whole vectors in and out: a loop contiguous in the source from
+/// unit to unit (the columns) and, dense in the destination from the unit on, rows that
+/// fill the tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512). The rows are the fewest
+/// loops that do, at most tile_rows_max rows, the zeros after each run of the first (a
+/// destination's padding) among them. A lone loop of rows against columns of a tile or
+/// more stays a transpose, which streams and blocks for the caches (nchw -> nChw16c);
+/// against fewer (the 3 x 3 of weights), its tiles are partial either way, and these
+/// are the faster.
+/// @pre n simplified (loops ordered by dst stride), not split for threads; elements of
+///      `bytes` (1, 2 or 4) on both sides
+inline void use_tiles(nest& n, dim bytes) {
   if (n.nloops < 2 || n.kind == kernel_kind::zero_fill) return;
   int count = n.nloops;
   dim unit = 1;
@@ -369,10 +370,12 @@ inline void use_tiles(nest& n) {
   if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
     // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
     // one element, each followed by zeros, are rows like any other)
-    if (last.extent != 2 || n.zero_tail != 0) return;
+    const dim unit_bytes = last.extent * bytes;
+    if (unit_bytes > 8 || (unit_bytes & (unit_bytes - 1)) != 0 || n.zero_tail != 0) return;
     unit = last.extent;
     --count;
   }
+  const dim lanes = unit * bytes == 8 ? 8 : 16;  // rows of a tile on AVX-512
   int cols = -1;  // the innermost loop contiguous in src from unit to unit
   for (int i = count - 1; i >= 0 && cols < 0; --i)
     if (n.loops[i].src_stride == unit && n.loops[i].extent >= 2) cols = i;
@@ -382,7 +385,7 @@ inline void use_tiles(nest& n) {
   int rows[max_loops];  // the row loops, innermost first
   int nrows = 0;
   dim extent = 1;
-  while (extent * unit < 16) {  // (16 units of 4 bytes: 64 bytes)
+  while (extent < lanes) {
     int next = -1;
     for (int i = 0; i < count && next < 0; ++i)
       if (!taken[i] && n.loops[i].dst_stride == extent * unit) next = i;

@@ -308,8 +308,8 @@ class reorder {
       p.loops.cvt = cvt;
       const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
       // (the scales are bound to the nests later: a plain copy has none)
-      if (cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 4 && dst_size_ == 4 && p.loops.kind != detail::kernel_kind::gather && !fused)
-        detail::use_tiles(p.loops);
+      if (cvt.is_plain_copy() && plan_.scales.empty() && p.loops.kind != detail::kernel_kind::gather && !fused)
+        detail::use_tiles(p.loops, src_size_);
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       if (threads > 1) detail::split_for_threads(p.loops, threads);
     }

@@ -1,8 +1,9 @@
-// The `tile` kernel: W x W tiles of units (1 or 2 elements of 4 bytes, contiguous in
-// source and destination). A tile reads W source rows along the columns, one vector
+// The `tile` kernel: W x W tiles of units (an element of 1, 2 or 4 bytes, or the 2 to 8
+// contiguous in source and destination that make 2 to 8 bytes). A tile reads W source rows along the columns, one vector
 // each, transposes them, and writes each column's W rows as one vector: whole vectors
 // on both sides, whichever loops the rows come from (OIhw4i16o4i: rows of 4 input and
 // 4 output channels; OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
+// Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
 
@@ -97,16 +98,18 @@ class tile_kernel {
   /// The most rows a tile nest has (their source offsets are kept here).
   static constexpr dim max_rows = 256;
 
-  /// @pre n.kind == tile, n.cvt.is_plain_copy(), elements of 4 bytes, units of 1 or 2,
-  ///      at most max_rows rows
-  explicit tile_kernel(const nest& n) : stream_(n.stream_stores), unit_(n.tile_unit) {
+  /// @pre n.kind == tile, n.cvt.is_plain_copy(), units of 1, 2, 4 or 8 bytes, at most
+  ///      max_rows rows
+  explicit tile_kernel(const nest& n)
+      : stream_(n.stream_stores), unit_bytes_(n.tile_unit * static_cast<dim>(data_type_size(n.cvt.dst))) {
     const int first = n.nloops - n.owned_loops();
     const loop& cols = n.loops[first + n.tile_row_loops + n.tile_column_loops - 1];
     const loop outer = n.tile_column_loops == 2 ? n.loops[first + n.tile_row_loops] : loop{1, 0, 0, 0};
+    const auto elem = static_cast<dim>(data_type_size(n.cvt.src));
     period_ = cols.extent;
     cols_ = cols.extent * outer.extent;
-    col_step_ = cols.dst_stride * 4;
-    period_step_ = outer.dst_stride * 4;
+    col_step_ = cols.dst_stride * elem;
+    period_step_ = outer.dst_stride * elem;
     // the rows' source byte offsets, row-major over the row loops (dense in dst)
     rows_ = 1;
     src_rows_[0] = 0;
@@ -115,8 +118,8 @@ class tile_kernel {
       const loop& l = n.loops[k];
       const dim e = k + 1 == first + n.tile_row_loops ? l.extent + n.zero_tail : l.extent;
       for (dim r = rows_ * e; r-- > 0;) {
-        const dim outer = src_rows_[r / e], i = r % e;
-        src_rows_[r] = outer < 0 || i >= l.extent ? -1 : outer + i * l.src_stride * 4;
+        const dim outer_row = src_rows_[r / e], i = r % e;
+        src_rows_[r] = outer_row < 0 || i >= l.extent ? -1 : outer_row + i * l.src_stride * elem;
       }
       rows_ *= e;
     }
@@ -124,26 +127,31 @@ class tile_kernel {
 
   /// The tiles of one outer iteration.
   void block(const std::byte* src, std::byte* dst) const {
-    if (unit_ == 1) {
-      groups<std::uint32_t>(src, dst);
-    } else {
-      groups<std::uint64_t>(src, dst);
+    switch (unit_bytes_) {
+      case 1: return groups<1>(src, dst);
+      case 2: return groups<2>(src, dst);
+      case 4: return groups<4>(src, dst);
+      default: return groups<8>(src, dst);
     }
   }
 
  private:
-  template <class T>
+  /// Lanes that carry units of kBytes: 64-bit for 8, else 32-bit (widened).
+  template <std::size_t kBytes>
+  using lane_t = std::conditional_t<kBytes == 8, std::uint64_t, std::uint32_t>;
+
+  template <std::size_t kBytes>
   void groups(const std::byte* src, std::byte* dst) const {
-    constexpr auto W = static_cast<dim>(unit_lanes<T>);
-    for (dim r = 0; r < rows_; r += W) tiles<T>(src, dst + r * static_cast<dim>(sizeof(T)), src_rows_ + r, rows_ - r < W ? rows_ - r : W);
+    constexpr auto W = static_cast<dim>(unit_lanes<lane_t<kBytes>>);
+    for (dim r = 0; r < rows_; r += W) tiles<kBytes>(src, dst + r * dim{kBytes}, src_rows_ + r, rows_ - r < W ? rows_ - r : W);
   }
 
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
-  template <class T>
+  template <std::size_t kBytes>
   void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
 
   bool stream_;
-  dim unit_;
+  dim unit_bytes_;
   /// Columns: `period` of them `col_step` bytes apart in dst, that many times over,
   /// `period_step` bytes apart (the source has them all in a row).
   dim cols_ = 0, period_ = 0, col_step_ = 0, period_step_ = 0;
@@ -151,9 +159,41 @@ class tile_kernel {
   dim src_rows_[max_rows];  ///< (the first rows_ are set)
 };
 
-template <class T>
+/// W units of kBytes at `p` in the lanes of `d` (the first `n` of them when n < W, the
+/// others zero).
+template <std::size_t kBytes, class D>
+HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
+  constexpr auto W = static_cast<dim>(hn::MaxLanes(D()));
+  if constexpr (kBytes == sizeof(hn::TFromD<D>)) {
+    const auto* q = reinterpret_cast<const hn::TFromD<D>*>(p);
+    return n == W ? hn::LoadU(d, q) : load_first(d, q, n);
+  } else {
+    return n == W ? load_bits<kBytes, W>(p) : load_bits_first<kBytes, W>(p, n);
+  }
+}
+
+/// Stores the first `n` lanes of `v` as units of kBytes at `p`; around the caches when
+/// `stream` and the store is whole and aligned.
+template <std::size_t kBytes, class D>
+HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream) {
+  constexpr auto W = static_cast<dim>(hn::MaxLanes(D()));
+  if constexpr (kBytes == sizeof(hn::TFromD<D>)) {
+    auto* q = reinterpret_cast<hn::TFromD<D>*>(p);
+    if (n == W) {
+      store_maybe_stream(v, d, q, stream);
+    } else {
+      store_first(v, d, q, n);
+    }
+  } else if (n == W) {
+    store_bits<kBytes, W>(v, p);
+  } else {
+    store_bits_first<kBytes, W>(v, p, n);
+  }
+}
+
+template <std::size_t kBytes>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
-  constexpr std::size_t W = unit_lanes<T>;
+  constexpr std::size_t W = unit_lanes<lane_t<kBytes>>;
   // the destination of column c, walked column by column
   dim lo = 0;
   std::byte* column = dst;
@@ -167,34 +207,23 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
   if constexpr (W == 1) {
     for (dim c = 0; c < cols_; ++c, next_column()) {
       if (rows[0] < 0) {
-        std::memset(column, 0, sizeof(T));
+        std::memset(column, 0, kBytes);
       } else {
-        std::memcpy(column, src + rows[0] + c * static_cast<dim>(sizeof(T)), sizeof(T));
+        std::memcpy(column, src + rows[0] + c * dim{kBytes}, kBytes);
       }
     }
   } else {
-    const DUnits<T> d;
-    hn::Vec<DUnits<T>> v[W];
+    const DUnits<lane_t<kBytes>> d;
+    hn::Vec<DUnits<lane_t<kBytes>>> v[W];
     for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
       const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
       for (std::size_t k = 0; k < W; ++k) {
         // (rows of zeros: padding; rows past the last: transposed, never stored)
-        if (static_cast<dim>(k) >= nr || rows[k] < 0) {
-          v[k] = hn::Zero(d);
-        } else {
-          const auto* p = reinterpret_cast<const T*>(src + rows[k]) + c;
-          v[k] = nc == static_cast<dim>(W) ? hn::LoadU(d, p) : load_first(d, p, nc);
-        }
+        const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
+        v[k] = zero ? hn::Zero(d) : load_units<kBytes>(d, src + rows[k] + c * dim{kBytes}, nc);
       }
       transpose_units(d, v);
-      for (dim j = 0; j < nc; ++j, next_column()) {
-        auto* out = reinterpret_cast<T*>(column);
-        if (nr == static_cast<dim>(W)) {
-          store_maybe_stream(v[j], d, out, stream_);
-        } else {
-          store_first(v[j], d, out, nr);
-        }
-      }
+      for (dim j = 0; j < nc; ++j, next_column()) store_units<kBytes>(d, v[j], column, nr, stream_);
     }
   }
 }
