@@ -583,6 +583,10 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({32, 48, 3, 3}, data_type::bf16, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"), {1, 2, 1});
   planned(desc({32, 45, 3, 3}, data_type::s8, "oihw"), desc({32, 45, 3, 3}, data_type::s8, "OIhw4o4i"), {1, 2, 1});
   planned(desc({128, 64}, data_type::u8, "ab"), desc({128, 64}, data_type::u8, "AB16b64a4b"), {4, 1, 1});
+  // blocks into a plain layout: columns first (2 input x 16 output channels, dense in
+  // the source), then the rows there are (h x w)
+  planned(desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"), desc({32, 48, 3, 3}, data_type::bf16, "oihw"), {1, 1, 2});
+  check(desc({35, 19, 3, 3}, data_type::bf16, "OIhw8i16o2i"), desc({35, 19, 3, 3}, data_type::bf16, "oihw"));
   // a view of the source at an offset, with gaps
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});

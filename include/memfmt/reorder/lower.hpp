@@ -350,16 +350,41 @@ inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
 /// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
 inline constexpr dim tile_rows_max = 256;
 
+/// Loops of `n` (of the first `count`, not yet `taken`) dense on one side from stride
+/// `unit`: the loop of that stride, then the loop whose stride continues it, and so on,
+/// until `want` elements or `most` loops; the first loop's run counts `tail` more (the
+/// zeros after it). Marks them taken, puts them innermost first in `out`; returns how
+/// many, and the elements in `elements` (0 when over tile_rows_max).
+inline int dense_loops(const nest& n, int count, bool by_src, dim unit, dim tail, dim want, int most, bool* taken,
+                       int* out, dim& elements) {
+  int found = 0;
+  elements = 1;
+  while (elements < want && found < most) {
+    int next = -1;
+    for (int i = 0; i < count && next < 0; ++i)
+      if (!taken[i] && (by_src ? n.loops[i].src_stride : n.loops[i].dst_stride) == elements * unit) next = i;
+    if (next < 0) break;
+    const dim here = n.loops[next].extent + (found == 0 ? tail : 0);
+    if (elements * here > tile_rows_max && !by_src) break;
+    taken[next] = true;
+    out[found++] = next;
+    elements *= here;
+  }
+  return found;
+}
+
 /// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units,
 /// an element or the 2 to 8 elements of an innermost loop contiguous on both sides that
-/// make 2 to 8 bytes, go whole vectors in and out: a loop contiguous in the source from
-/// unit to unit (the columns) and, dense in the destination from the unit on, rows that
-/// fill the tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512). The rows are the fewest
-/// loops that do, at most tile_rows_max rows, the zeros after each run of the first (a
-/// destination's padding) among them. A lone loop of rows against columns of a tile or
-/// more stays a transpose, which streams and blocks for the caches (nchw -> nChw16c);
-/// against fewer (the 3 x 3 of weights), its tiles are partial either way, and these
-/// are the faster.
+/// make 2 to 8 bytes, go whole vectors in and out: rows dense in the destination from
+/// the unit on, whose units fill the tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512),
+/// and columns dense in the source (up to 3 loops). Weights into blocks take the rows
+/// first (the fewest loops that fill the lanes, at most tile_rows_max rows, the zeros
+/// after each run of the first among them: a destination's padding), then the columns;
+/// blocks into plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16
+/// channels), then as many rows as there are. A lone loop of rows against a lone loop
+/// of columns is a 2-D transpose, and stays one where its columns are a tile or more
+/// (nchw -> nChw16c: the transpose kind streams and blocks for the caches); against
+/// fewer (the 3 x 3 of weights), tiles are partial either way, and these are faster.
 /// @pre n simplified (loops ordered by dst stride), not split for threads; elements of
 ///      `bytes` (1, 2 or 4) on both sides
 inline void use_tiles(nest& n, dim bytes) {
@@ -376,47 +401,34 @@ inline void use_tiles(nest& n, dim bytes) {
     --count;
   }
   const dim lanes = unit * bytes == 8 ? 8 : 16;  // rows of a tile on AVX-512
-  int cols = -1;  // the innermost loop contiguous in src from unit to unit
-  for (int i = count - 1; i >= 0 && cols < 0; --i)
-    if (n.loops[i].src_stride == unit && n.loops[i].extent >= 2) cols = i;
-  if (cols < 0) return;
   bool taken[max_loops] = {};
-  taken[cols] = true;
-  int rows[max_loops];  // the row loops, innermost first
-  int nrows = 0;
-  dim extent = 1;
-  while (extent < lanes) {
-    int next = -1;
-    for (int i = 0; i < count && next < 0; ++i)
-      if (!taken[i] && n.loops[i].dst_stride == extent * unit) next = i;
-    // (the zeros after each run of the loop with dst stride 1 count as rows of zeros)
-    if (next < 0) return;
-    const dim rows_here = n.loops[next].extent + (nrows == 0 ? n.zero_tail : 0);
-    if (extent * rows_here > tile_rows_max) return;
-    taken[next] = true;
-    rows[nrows++] = next;
-    extent *= rows_here;
+  int rows[max_loops], cols[max_loops];  // innermost first
+  dim nrow_elems = 0, ncol_elems = 0;
+  int nrows = dense_loops(n, count, false, unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
+  int ncols = nrow_elems >= lanes ? dense_loops(n, count, true, unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
+  if (ncols > 0) {
+    if (nrows == 1 && unit == 1 && n.loops[cols[0]].extent >= 16) return;
+  } else {  // columns first, then the rows there are (no zero tail: its rows come first)
+    if (n.zero_tail != 0) return;
+    for (bool& t : taken) t = false;
+    ncols = dense_loops(n, count, true, unit, 0, lanes, 3, taken, cols, ncol_elems);
+    if (ncol_elems < lanes) return;
+    nrows = dense_loops(n, count, false, unit, 0, lanes, max_loops, taken, rows, nrow_elems);
+    if (nrows == 0 || nrow_elems < 4 || nrow_elems > tile_rows_max || (nrows == 1 && ncols == 1 && unit == 1)) return;
   }
-  if (nrows == 1 && unit == 1 && n.loops[cols].extent >= 16) return;
-  // a loop that continues the columns in src makes them longer (1 x 1 weights: I after i)
-  int outer_cols = -1;
-  for (int i = 0; i < count && outer_cols < 0; ++i)
-    if (!taken[i] && n.loops[i].src_stride == unit * n.loops[cols].extent) outer_cols = i;
-  if (outer_cols >= 0) taken[outer_cols] = true;
   // outer loops in their order, then the rows outermost first, the columns, the unit
   loop moved[max_loops];
   int at = 0;
   for (int i = 0; i < count; ++i)
     if (!taken[i]) moved[at++] = n.loops[i];
   for (int k = nrows; k-- > 0;) moved[at++] = n.loops[rows[k]];
-  if (outer_cols >= 0) moved[at++] = n.loops[outer_cols];
-  moved[at++] = n.loops[cols];
+  for (int k = ncols; k-- > 0;) moved[at++] = n.loops[cols[k]];
   if (unit > 1) moved[at++] = last;
   for (int i = 0; i < at; ++i) n.loops[i] = moved[i];
   n.kind = kernel_kind::tile;
   n.tile_unit = static_cast<int>(unit);
   n.tile_row_loops = nrows;
-  n.tile_column_loops = outer_cols >= 0 ? 2 : 1;
+  n.tile_column_loops = ncols;
   n.column_loops = 1;
   n.gather_loops = 0;
 }

@@ -45,7 +45,7 @@ enum class kernel_kind {
               ///< into a buffer, then r rows at a time are interleaved into dst
   tile        ///< W x W tiles of units (`tile_unit` elements, contiguous in both): the
               ///< innermost loop is the unit (when tile_unit > 1), the `tile_column_loops`
-              ///< (1 or 2) before it the columns, contiguous in src from unit to unit, the
+              ///< (1 to 3) before it the columns, dense in src from unit to unit, the
               ///< `tile_row_loops` before those the rows, dense in dst from stride tile_unit:
               ///< each tile reads W rows along the columns and writes each column's W rows
               ///< as one vector

@@ -103,13 +103,19 @@ class tile_kernel {
   explicit tile_kernel(const nest& n)
       : stream_(n.stream_stores), unit_bytes_(n.tile_unit * static_cast<dim>(data_type_size(n.cvt.dst))) {
     const int first = n.nloops - n.owned_loops();
-    const loop& cols = n.loops[first + n.tile_row_loops + n.tile_column_loops - 1];
-    const loop outer = n.tile_column_loops == 2 ? n.loops[first + n.tile_row_loops] : loop{1, 0, 0, 0};
     const auto elem = static_cast<dim>(data_type_size(n.cvt.src));
-    period_ = cols.extent;
-    cols_ = cols.extent * outer.extent;
-    col_step_ = cols.dst_stride * elem;
-    period_step_ = outer.dst_stride * elem;
+    // the column loops, innermost first: the extents and dst byte steps of the walk
+    cols_ = 1;
+    for (int k = 0; k < n.tile_column_loops; ++k) {
+      const loop& l = n.loops[first + n.tile_row_loops + n.tile_column_loops - 1 - k];
+      col_extent_[k] = l.extent;
+      col_step_[k] = l.dst_stride * elem;
+      cols_ *= l.extent;
+    }
+    for (int k = n.tile_column_loops; k < max_column_loops; ++k) {
+      col_extent_[k] = 1;
+      col_step_[k] = 0;
+    }
     // the rows' source byte offsets, row-major over the row loops (dense in dst)
     rows_ = 1;
     src_rows_[0] = 0;
@@ -152,9 +158,11 @@ class tile_kernel {
 
   bool stream_;
   dim unit_bytes_;
-  /// Columns: `period` of them `col_step` bytes apart in dst, that many times over,
-  /// `period_step` bytes apart (the source has them all in a row).
-  dim cols_ = 0, period_ = 0, col_step_ = 0, period_step_ = 0;
+  /// The columns (in a row in the source): col_extent_[k] of them col_step_[k] bytes
+  /// apart in dst at level k, innermost first.
+  static constexpr int max_column_loops = 3;
+  dim cols_ = 0;
+  dim col_extent_[max_column_loops], col_step_[max_column_loops];
   dim rows_ = 0;
   dim src_rows_[max_rows];  ///< (the first rows_ are set)
 };
@@ -194,14 +202,15 @@ HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream)
 template <std::size_t kBytes>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
   constexpr std::size_t W = unit_lanes<lane_t<kBytes>>;
-  // the destination of column c, walked column by column
-  dim lo = 0;
+  // the destination of column c, walked column by column (an odometer over its loops)
+  dim at[max_column_loops] = {};
   std::byte* column = dst;
   const auto next_column = [&] {
-    column += col_step_;
-    if (++lo == period_) {
-      lo = 0;
-      column += period_step_ - period_ * col_step_;
+    for (int k = 0; k < max_column_loops; ++k) {
+      column += col_step_[k];
+      if (++at[k] < col_extent_[k]) return;
+      at[k] = 0;
+      column -= col_extent_[k] * col_step_[k];
     }
   };
   if constexpr (W == 1) {
