@@ -377,7 +377,7 @@ inline int dense_loops(const nest& n, int count, bool by_src, dim unit, dim tail
 /// an element or the 2 to 8 elements of an innermost loop contiguous on both sides that
 /// make 2 to 8 bytes, go whole vectors in and out: rows dense in the destination from
 /// the unit on, whose units fill the tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512),
-/// and columns dense in the source (up to 3 loops). Weights into blocks take the rows
+/// and columns dense in the source (up to 3 loops, 8 columns or more). Weights into blocks take the rows
 /// first (the fewest loops that fill the lanes, at most tile_rows_max rows, the zeros
 /// after each run of the first among them: a destination's padding), then the columns;
 /// blocks into plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16
@@ -406,7 +406,7 @@ inline void use_tiles(nest& n, dim bytes) {
   dim nrow_elems = 0, ncol_elems = 0;
   int nrows = dense_loops(n, count, false, unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
   int ncols = nrow_elems >= lanes ? dense_loops(n, count, true, unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
-  if (ncols > 0) {
+  if (ncols > 0 && ncol_elems >= 8) {  // (fewer columns: most of each tile wasted)
     if (nrows == 1 && unit == 1 && n.loops[cols[0]].extent >= 16) return;
   } else {  // columns first, then the rows there are (no zero tail: its rows come first)
     if (n.zero_tail != 0) return;
