@@ -576,7 +576,8 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   // (and the last input channel alone, before 15 zeros: rows of one element each)
   const desc goihw({2, 20, 17, 3, 3}, f32, "goihw"), blocked({2, 20, 17, 3, 3}, f32, "gOIhw16o16i");
   planned(goihw, blocked, {1, 1, 1});
-  for (const auto& p : reorder(goihw, blocked).nests())
+  const reorder grouped(goihw, blocked);
+  for (const auto& p : grouped.nests())
     CHECK((p.loops.kind == kernel_kind::tile || p.loops.kind == kernel_kind::zero_fill));
   // elements of 2 and 1 bytes ride in 32-bit lanes: rows of 2 input x 16 output channels,
   // of 4 x 4, and units of 4 s8 (4 b) with rows of 64 a
