@@ -347,14 +347,12 @@ inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
   }
 }
 
-/// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
-inline constexpr dim tile_rows_max = 256;
-
 /// Loops of `n` (of the first `count`, not yet `taken`) dense on one side from stride
 /// `unit`: the loop of that stride, then the loop whose stride continues it, and so on,
 /// until `want` elements or `most` loops; the first loop's run counts `tail` more (the
 /// zeros after it). Marks them taken, puts them innermost first in `out`; returns how
-/// many, and the elements in `elements` (0 when over tile_rows_max).
+/// many, and the elements in `elements`. Rows (not columns) stop before a loop that
+/// would take them over tile_rows_max.
 inline int dense_loops(const nest& n, int count, bool by_src, dim unit, dim tail, dim want, int most, bool* taken,
                        int* out, dim& elements) {
   int found = 0;

@@ -51,6 +51,9 @@ enum class kernel_kind {
               ///< as one vector
 };
 
+/// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
+inline constexpr dim tile_rows_max = 256;
+
 /// How many kinds there are (kernel_kind::tile is the last).
 inline constexpr int kernel_kind_count = static_cast<int>(kernel_kind::tile) + 1;
 
@@ -102,8 +105,8 @@ struct nest {
   /// offset and its scale offset (null: the scale does not vary within the block).
   /// Offsets are relative to the block's first element.
   int gather_loops = 0;
-  /// The `tile` kind: elements per unit (1, or 2 contiguous in src and dst), and the
-  /// loops of its rows and of its columns.
+  /// The `tile` kind: elements per unit (1, or the 2 to 8 contiguous in src and dst
+  /// that make 2 to 8 bytes), and the loops of its rows and of its columns.
   int tile_unit = 1;
   int tile_row_loops = 0;
   int tile_column_loops = 1;

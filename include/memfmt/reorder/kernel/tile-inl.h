@@ -1,8 +1,9 @@
 // The `tile` kernel: W x W tiles of units (an element of 1, 2 or 4 bytes, or the 2 to 8
-// contiguous in source and destination that make 2 to 8 bytes). A tile reads W source rows along the columns, one vector
-// each, transposes them, and writes each column's W rows as one vector: whole vectors
-// on both sides, whichever loops the rows come from (OIhw4i16o4i: rows of 4 input and
-// 4 output channels; OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
+// contiguous in source and destination that make 2 to 8 bytes). A tile reads W source
+// rows along the columns, one vector each, transposes them (transpose_units), and
+// writes each column's W rows as one vector: whole vectors on both sides, whichever
+// loops the rows come from (OIhw4i16o4i: rows of 4 input and 4 output channels;
+// OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
 // Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
@@ -34,76 +35,17 @@ inline constexpr std::size_t unit_lanes =
 template <class T>
 using DUnits = hn::CappedTag<T, unit_lanes<T>>;
 
-#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-/// Transposes B x B 128-bit blocks: the vectors r[L * m + k] (m < B) in, block m of
-/// r[L * b + k] = block b of the m-th of them out, for each k < L.
-template <std::size_t L, class D>
-HWY_INLINE void transpose_blocks(D d, hn::Vec<D>* r) {
-  constexpr std::size_t B = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) / 16;
-  if constexpr (B == 2) {
-    for (std::size_t k = 0; k < L; ++k) {
-      const hn::Vec<D> lo = r[k], hi = r[L + k];
-      r[k] = hn::ConcatLowerLower(d, hi, lo);
-      r[L + k] = hn::ConcatUpperUpper(d, hi, lo);
-    }
-  } else if constexpr (B == 4) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // two rounds of block shuffles: 0x88 takes blocks (0, 2) of each operand, 0xDD (1, 3)
-    for (std::size_t k = 0; k < L; ++k) {
-      const __m512i x0 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[k]).raw;
-      const __m512i x1 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[L + k]).raw;
-      const __m512i x2 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[2 * L + k]).raw;
-      const __m512i x3 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[3 * L + k]).raw;
-      const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88), u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
-      const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88), u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
-      using VU32 = hn::Vec<hn::Repartition<std::uint32_t, D>>;
-      r[k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u0, u2, 0x88)});
-      r[2 * L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u0, u2, 0xDD)});
-      r[L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u1, u3, 0x88)});
-      r[3 * L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u1, u3, 0xDD)});
-    }
-#else
-    static_assert(B != 4, "4 blocks per vector: AVX-512 only");
-#endif
-  }
-}
-
-/// Transposes the W x W units of r[0..W), W = Lanes(d): afterwards lane k of r[i] is
-/// lane i of the former r[k].
-template <class D>
-HWY_INLINE void transpose_units(D d, hn::Vec<D>* r) {
-  using T = hn::TFromD<D>;
-  constexpr std::size_t W = hn::MaxLanes(D()), L = 16 / sizeof(T);  // L: lanes per block
-  if constexpr (W >= 2) {
-    // L x L inside the blocks of each group of L rows, then the blocks across groups
-    if constexpr (L == 4) {
-      for (std::size_t g = 0; g < W; g += 4) transpose_within_blocks<W>(r + g);
-    } else {
-      for (std::size_t g = 0; g < W; g += 2) {
-        const hn::Vec<D> a = r[g], b = r[g + 1];
-        r[g] = hn::InterleaveLower(d, a, b);
-        r[g + 1] = hn::InterleaveUpper(d, a, b);
-      }
-    }
-    transpose_blocks<L>(d, r);
-  }
-}
-#endif
-
 /// Runs the nest's tiles: per outer iteration, its rows in groups of W, its columns
 /// in groups of W, the zeros of its zero tail as rows of zeros. Units are moved as
 /// bits: the kind serves plain copies only.
 class tile_kernel {
  public:
-  /// The most rows a tile nest has (their source offsets are kept here).
-  static constexpr dim max_rows = 256;
-
   /// @pre n.kind == tile, n.cvt.is_plain_copy(), units of 1, 2, 4 or 8 bytes, at most
-  ///      max_rows rows
-  explicit tile_kernel(const nest& n)
-      : stream_(n.stream_stores), unit_bytes_(n.tile_unit * static_cast<dim>(data_type_size(n.cvt.dst))) {
+  ///      tile_rows_max rows
+  explicit tile_kernel(const nest& n) : stream_(n.stream_stores) {
     const int first = n.nloops - n.owned_loops();
     const auto elem = static_cast<dim>(data_type_size(n.cvt.src));
+    unit_bytes_ = n.tile_unit * elem;
     // the column loops, innermost first: the extents and dst byte steps of the walk
     cols_ = 1;
     for (int k = 0; k < n.tile_column_loops; ++k) {
@@ -157,14 +99,14 @@ class tile_kernel {
   void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
 
   bool stream_;
-  dim unit_bytes_;
+  dim unit_bytes_ = 0;
   /// The columns (in a row in the source): col_extent_[k] of them col_step_[k] bytes
   /// apart in dst at level k, innermost first.
   static constexpr int max_column_loops = 3;
   dim cols_ = 0;
   dim col_extent_[max_column_loops], col_step_[max_column_loops];
   dim rows_ = 0;
-  dim src_rows_[max_rows];  ///< (the first rows_ are set)
+  dim src_rows_[tile_rows_max];  ///< (the first rows_ are set)
 };
 
 /// W units of kBytes at `p` in the lanes of `d` (the first `n` of them when n < W, the

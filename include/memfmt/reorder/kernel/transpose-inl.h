@@ -74,51 +74,72 @@ HWY_INLINE void transpose_within_blocks(VTile<W>* r) {
   r[2] = hn::BitCast(du, hn::InterleaveLower(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
   r[3] = hn::BitCast(du, hn::InterleaveUpper(d64, hn::BitCast(d64, t2), hn::BitCast(d64, t3)));
 }
+
+/// Transposes B x B 128-bit blocks: the vectors r[L * m + k] (m < B) in, block m of
+/// r[L * b + k] = block b of the m-th of them out, for each k < L.
+template <std::size_t L, class D>
+HWY_INLINE void transpose_blocks(D d, hn::Vec<D>* r) {
+  constexpr std::size_t B = hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) / 16;
+  if constexpr (B == 2) {
+    MEMFMT_UNROLL
+    for (std::size_t k = 0; k < L; ++k) {
+      const hn::Vec<D> lo = r[k], hi = r[L + k];
+      r[k] = hn::ConcatLowerLower(d, hi, lo);
+      r[L + k] = hn::ConcatUpperUpper(d, hi, lo);
+    }
+  } else if constexpr (B == 4) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // two rounds of block shuffles: 0x88 takes blocks (0, 2) of each operand, 0xDD (1, 3)
+    MEMFMT_UNROLL
+    for (std::size_t k = 0; k < L; ++k) {
+      const __m512i x0 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[k]).raw;
+      const __m512i x1 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[L + k]).raw;
+      const __m512i x2 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[2 * L + k]).raw;
+      const __m512i x3 = hn::BitCast(hn::Repartition<std::uint32_t, D>(), r[3 * L + k]).raw;
+      const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88), u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
+      const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88), u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
+      using VU32 = hn::Vec<hn::Repartition<std::uint32_t, D>>;
+      r[k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u0, u2, 0x88)});
+      r[2 * L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u0, u2, 0xDD)});
+      r[L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u1, u3, 0x88)});
+      r[3 * L + k] = hn::BitCast(d, VU32{_mm512_shuffle_i32x4(u1, u3, 0xDD)});
+    }
+#else
+    static_assert(B != 4, "4 blocks per vector: AVX-512 only");
+#endif
+  }
+}
+
+/// Transposes the W x W units (32- or 64-bit lanes) of r[0..W), W = Lanes(d): afterwards
+/// lane k of r[i] is lane i of the former r[k]. The tile kernel's network, and the
+/// transpose kernel's for 32-bit lanes.
+template <class D>
+HWY_INLINE void transpose_units(D d, hn::Vec<D>* r) {
+  using T = hn::TFromD<D>;
+  constexpr std::size_t W = hn::MaxLanes(D()), L = 16 / sizeof(T);  // L: lanes per block
+  if constexpr (W >= 2) {
+    // L x L inside the blocks of each group of L rows, then the blocks across groups
+    if constexpr (L == 4) {
+      MEMFMT_UNROLL
+      for (std::size_t g = 0; g < W; g += 4) transpose_within_blocks<W>(r + g);
+    } else {
+      MEMFMT_UNROLL
+      for (std::size_t g = 0; g < W; g += 2) {
+        const hn::Vec<D> a = r[g], b = r[g + 1];
+        r[g] = hn::InterleaveLower(d, a, b);
+        r[g + 1] = hn::InterleaveUpper(d, a, b);
+      }
+    }
+    transpose_blocks<L>(d, r);
+  }
+}
 #endif
 
 /// Transposes the W x W matrix of 32-bit lanes held in rows r[0..W).
 template <std::size_t W>
 HWY_INLINE void transpose_tile(VTile<W>* r) {
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-  if constexpr (W >= 4) {
-    using V = VTile<W>;
-    const DTile<W> du;
-    // 4 x 4 transposes inside each 128-bit block, for each group of 4 rows.
-    MEMFMT_UNROLL
-    for (std::size_t g = 0; g < W; g += 4) transpose_within_blocks<W>(r + g);
-    // Now block b of r[g + k] is column 4b + k of rows g..g+3; transpose the blocks.
-    if constexpr (W == 8) {
-      MEMFMT_UNROLL
-      for (std::size_t k = 0; k < 4; ++k) {
-        const V lo = r[k], hi = r[4 + k];
-        r[k] = hn::ConcatLowerLower(du, hi, lo);
-        r[4 + k] = hn::ConcatUpperUpper(du, hi, lo);
-      }
-    } else if constexpr (W == 16) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      // A 4 x 4 transpose of 128-bit blocks, two rounds of block shuffles:
-      // 0x88 takes blocks (0, 2) of each operand, 0xDD blocks (1, 3).
-      MEMFMT_UNROLL
-      for (std::size_t k = 0; k < 4; ++k) {
-        const __m512i x0 = r[k].raw, x1 = r[4 + k].raw, x2 = r[8 + k].raw, x3 = r[12 + k].raw;
-        const __m512i u0 = _mm512_shuffle_i32x4(x0, x1, 0x88);
-        const __m512i u1 = _mm512_shuffle_i32x4(x0, x1, 0xDD);
-        const __m512i u2 = _mm512_shuffle_i32x4(x2, x3, 0x88);
-        const __m512i u3 = _mm512_shuffle_i32x4(x2, x3, 0xDD);
-        r[k] = V{_mm512_shuffle_i32x4(u0, u2, 0x88)};
-        r[8 + k] = V{_mm512_shuffle_i32x4(u0, u2, 0xDD)};
-        r[4 + k] = V{_mm512_shuffle_i32x4(u1, u3, 0x88)};
-        r[12 + k] = V{_mm512_shuffle_i32x4(u1, u3, 0xDD)};
-      }
-#else
-      static_assert(W != 16, "16-lane block transpose is only implemented for AVX-512");
-#endif
-    } else {
-      static_assert(W == 4, "unsupported tile size");
-    }
-  } else {
-    (void)r;
-  }
+  transpose_units(DTile<W>(), r);
 #else
   (void)r;
 #endif
