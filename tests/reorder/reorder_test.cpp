@@ -579,15 +579,27 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   const reorder grouped(goihw, blocked);
   for (const auto& p : grouped.nests())
     CHECK((p.loops.kind == kernel_kind::tile || p.loops.kind == kernel_kind::zero_fill));
-  // elements of 2 and 1 bytes ride in 32-bit lanes: rows of 2 input x 16 output channels,
-  // of 4 x 4, and units of 4 s8 (4 b) with rows of 64 a
-  planned(desc({32, 48, 3, 3}, data_type::bf16, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"), {1, 2, 1});
+  // elements of 2 and 1 bytes ride in 32-bit lanes: rows of 4 x 4 channels, and units
+  // of 4 s8 (4 b) with rows of 64 a
   planned(desc({32, 45, 3, 3}, data_type::s8, "oihw"), desc({32, 45, 3, 3}, data_type::s8, "OIhw4o4i"), {1, 2, 1});
   planned(desc({128, 64}, data_type::u8, "ab"), desc({128, 64}, data_type::u8, "AB16b64a4b"), {4, 1, 1});
-  // blocks into a plain layout: columns first (2 input x 16 output channels, dense in
-  // the source), then the rows there are (h x w)
-  planned(desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"), desc({32, 48, 3, 3}, data_type::bf16, "oihw"), {1, 1, 2});
-  check(desc({35, 19, 3, 3}, data_type::bf16, "OIhw8i16o2i"), desc({35, 19, 3, 3}, data_type::bf16, "oihw"));
+  // units spread in the destination, packed from 2 or 4 source elements 9 apart (2 or 4
+  // input channels): rows of 16 output channels (of 8 x 2 input ones), columns h x w
+  const data_type bf16 = data_type::bf16, s8 = data_type::s8, u8 = data_type::u8;
+  planned(desc({32, 48, 3, 3}, bf16, "oihw"), desc({32, 48, 3, 3}, bf16, "OIhw8i16o2i"), {2, 1, 1});
+  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), {4, 1, 1});
+  planned(desc({2, 20, 17, 3, 3}, s8, "goihw"), desc({2, 20, 17, 3, 3}, s8, "gOIhw2i8o4i"), {4, 2, 1});
+  // ... and unpacked into them: columns first (16 output channels, dense in the
+  // source from unit to unit), then the rows (h x w, dense in the destination)
+  planned(desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), desc({35, 37, 3, 3}, s8, "oihw"), {4, 1, 1});
+  planned(desc({32, 48, 3, 3}, bf16, "OIhw8i16o2i"), desc({32, 48, 3, 3}, bf16, "oihw"), {2, 1, 1});
+  check(desc({35, 19, 3, 3}, bf16, "OIhw8i16o2i"), desc({35, 19, 3, 3}, bf16, "oihw"));
+  // a loop dense on both sides at unit level: no rows, no transpose (4 a packed along
+  // 16 b; unpacked likewise; 2 b of u8 along 16 c, 171 c in all)
+  planned(desc({384, 171}, s8, "ab"), desc({384, 171}, s8, "BA16a16b4a"), {4, 0, 1});
+  planned(desc({256, 96}, s8, "BA4b8a16b4a"), desc({256, 96}, s8, "ab"), {4, 0, 1});
+  planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 1});
+  planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 1});
   // a view of the source at an offset, with gaps
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});

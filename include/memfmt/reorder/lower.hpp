@@ -371,48 +371,39 @@ inline int dense_loops(const nest& n, int count, bool by_src, dim unit, dim tail
   return found;
 }
 
-/// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units,
-/// an element or the 2 to 8 elements of an innermost loop contiguous on both sides that
-/// make 2 to 8 bytes, go whole vectors in and out: rows dense in the destination from
-/// the unit on, whose units fill the tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512),
-/// and columns dense in the source (up to 3 loops, 8 columns or more). Weights into blocks take the rows
-/// first (the fewest loops that fill the lanes, at most tile_rows_max rows, the zeros
-/// after each run of the first among them: a destination's padding), then the columns;
-/// blocks into plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16
-/// channels), then as many rows as there are. A lone loop of rows against a lone loop
-/// of columns is a 2-D transpose, and stays one where its columns are a tile or more
-/// (nchw -> nChw16c: the transpose kind streams and blocks for the caches); against
-/// fewer (the 3 x 3 of weights), tiles are partial either way, and these are faster.
-/// @pre n simplified (loops ordered by dst stride), not split for threads; elements of
-///      `bytes` (1, 2 or 4) on both sides
-inline void use_tiles(nest& n, dim bytes) {
-  if (n.nloops < 2 || n.kind == kernel_kind::zero_fill) return;
-  int count = n.nloops;
-  dim unit = 1;
-  const loop last = n.loops[count - 1];
-  if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
-    // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
-    // one element, each followed by zeros, are rows like any other)
-    const dim unit_bytes = last.extent * bytes;
-    if (unit_bytes > 8 || (unit_bytes & (unit_bytes - 1)) != 0 || n.zero_tail != 0) return;
-    unit = last.extent;
-    --count;
-  }
-  const dim lanes = unit * bytes == 8 ? 8 : 16;  // rows of a tile on AVX-512
+/// The tile kind on the loops of `n` but its unit (the unit's loop, if any, innermost):
+/// rows dense in dst from stride `row_unit`, columns dense in src from `col_unit` (see
+/// use_tiles). False, `n` untouched, when no tiles fit.
+inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_unit) {
+  const int count = unit > 1 ? n.nloops - 1 : n.nloops;
+  const dim lanes = unit_bytes == 8 ? 8 : 16;  // rows of a tile on AVX-512
   bool taken[max_loops] = {};
   int rows[max_loops], cols[max_loops];  // innermost first
   dim nrow_elems = 0, ncol_elems = 0;
-  int nrows = dense_loops(n, count, false, unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
-  int ncols = nrow_elems >= lanes ? dense_loops(n, count, true, unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
-  if (ncols > 0 && ncol_elems >= 8) {  // (fewer columns: most of each tile wasted)
-    if (nrows == 1 && unit == 1 && n.loops[cols[0]].extent >= 16) return;
-  } else {  // columns first, then the rows there are (no zero tail: its rows come first)
-    if (n.zero_tail != 0) return;
-    for (bool& t : taken) t = false;
-    ncols = dense_loops(n, count, true, unit, 0, lanes, 3, taken, cols, ncol_elems);
-    if (ncol_elems < lanes) return;
-    nrows = dense_loops(n, count, false, unit, 0, lanes, max_loops, taken, rows, nrow_elems);
-    if (nrows == 0 || nrow_elems < 4 || nrow_elems > tile_rows_max || (nrows == 1 && ncols == 1 && unit == 1)) return;
+  int nrows = 0, ncols = 0;
+  // a unit spread on one side: a loop dense on both sides at unit level needs no
+  // transpose, its units go straight from the source's rows to the destination
+  for (int i = 0; i < count && row_unit != col_unit; ++i)
+    if (n.loops[i].src_stride == col_unit && n.loops[i].dst_stride == row_unit && n.zero_tail == 0) {
+      taken[i] = true;
+      cols[ncols++] = i;
+      break;
+    }
+  if (ncols == 0) {
+    nrows = dense_loops(n, count, false, row_unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
+    ncols = nrow_elems >= lanes ? dense_loops(n, count, true, col_unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
+    const bool lone = nrows == 1 && unit == 1;
+    if (ncols > 0 && ncol_elems >= 8) {  // (fewer columns: most of each tile wasted)
+      if (lone && n.loops[cols[0]].extent >= 16) return false;
+    } else {  // columns first, then the rows there are (no zero tail: its rows come first)
+      if (n.zero_tail != 0) return false;
+      for (bool& t : taken) t = false;
+      ncols = dense_loops(n, count, true, col_unit, 0, lanes, 3, taken, cols, ncol_elems);
+      if (ncol_elems < lanes) return false;
+      nrows = dense_loops(n, count, false, row_unit, 0, lanes, max_loops, taken, rows, nrow_elems);
+      if (nrows == 0 || nrow_elems < 4 || nrow_elems > tile_rows_max || (nrows == 1 && ncols == 1 && unit == 1))
+        return false;
+    }
   }
   // outer loops in their order, then the rows outermost first, the columns, the unit
   loop moved[max_loops];
@@ -421,14 +412,69 @@ inline void use_tiles(nest& n, dim bytes) {
     if (!taken[i]) moved[at++] = n.loops[i];
   for (int k = nrows; k-- > 0;) moved[at++] = n.loops[rows[k]];
   for (int k = ncols; k-- > 0;) moved[at++] = n.loops[cols[k]];
-  if (unit > 1) moved[at++] = last;
+  if (unit > 1) moved[at++] = n.loops[count];
   for (int i = 0; i < at; ++i) n.loops[i] = moved[i];
   n.kind = kernel_kind::tile;
-  n.tile_unit = static_cast<int>(unit);
+  n.tile_unit = unit;
   n.tile_row_loops = nrows;
   n.tile_column_loops = ncols;
   n.column_loops = 1;
   n.gather_loops = 0;
+  return true;
+}
+
+/// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units
+/// go whole vectors in and out. The unit is the first of these that tiles fit:
+/// - the 2 to 8 elements of an innermost loop contiguous on both sides that make 2 to 8
+///   bytes (AB8b32a2b: 2 b);
+/// - for 1- and 2-byte elements, the 2 or 4 bytes of the destination's innermost loop,
+///   packed from strided source elements (OIhw4i16o4i from oihw: 4 i, 9 apart), or of
+///   the source's innermost loop, unpacked to strided destination elements (the
+///   reverse); the other side's columns or rows then step by one element;
+/// - an element.
+/// Tiles have rows dense in the destination from the unit on, whose units fill the
+/// tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512), and columns dense in the source
+/// (up to 3 loops, 8 columns or more). Weights into blocks take the rows first (the
+/// fewest loops that fill the lanes, at most tile_rows_max rows, the zeros after each
+/// run of the first among them: a destination's padding), then the columns; blocks into
+/// plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16 channels), then as
+/// many rows as there are. A loop dense on both sides at unit level (a spread unit's
+/// only) is all columns and no rows: no transpose (ab -> BA16a16b4a: 4 a packed along
+/// 16 b). A lone loop of rows against a lone loop of columns is a 2-D transpose, and
+/// stays one where its columns are a tile or more (nchw -> nChw16c: the transpose kind
+/// streams and blocks for the caches); against fewer (the 3 x 3 of weights), tiles are
+/// partial either way, and these are faster.
+/// @pre n simplified (loops ordered by dst stride), not split for threads; elements of
+///      `bytes` (1, 2 or 4) on both sides
+inline void use_tiles(nest& n, dim bytes) {
+  if (n.nloops < 2 || n.kind == kernel_kind::zero_fill) return;
+  const loop last = n.loops[n.nloops - 1];
+  const auto unit_fits = [&](dim extent, dim most) {
+    const dim b = extent * bytes;
+    return extent > 1 && b <= most && (b & (b - 1)) == 0;
+  };
+  if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
+    // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
+    // one element, each followed by zeros, are rows like any other)
+    if (unit_fits(last.extent, 8) && n.zero_tail == 0) try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent);
+    return;
+  }
+  if (bytes <= 2 && n.zero_tail == 0) {
+    // packed: the destination's innermost loop; unpacked: the source's (moved innermost)
+    for (const bool packed : {true, false})
+      for (int i = 0; i < n.nloops; ++i) {
+        const loop l = n.loops[i];
+        if ((packed ? l.dst_stride : l.src_stride) != 1 || !unit_fits(l.extent, 4)) continue;
+        nest t = n;
+        for (int j = i; j + 1 < t.nloops; ++j) t.loops[j] = t.loops[j + 1];
+        t.loops[t.nloops - 1] = l;
+        if (try_tiles(t, l.extent * bytes, static_cast<int>(l.extent), packed ? l.extent : 1, packed ? 1 : l.extent)) {
+          n = t;
+          return;
+        }
+      }
+  }
+  try_tiles(n, bytes, 1, 1, 1);
 }
 
 /// The offset tables of a `gather` nest's block: row-major over its block loops.

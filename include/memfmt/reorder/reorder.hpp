@@ -308,8 +308,16 @@ class reorder {
       p.loops.cvt = cvt;
       const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
       // (the scales are bound to the nests later: a plain copy has none)
-      if (cvt.is_plain_copy() && plan_.scales.empty() && p.loops.kind != detail::kernel_kind::gather && !fused)
+      // (gathers of 4-byte elements stay: as tiles they gained nothing in cache and lost
+      // from memory)
+      const bool gather = p.loops.kind == detail::kernel_kind::gather;
+      if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && (!gather || src_size_ <= 2)) {
         detail::use_tiles(p.loops, src_size_);
+        if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
+          p.gather_src.clear();
+          p.gather_scale.clear();
+        }
+      }
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       if (threads > 1) detail::split_for_threads(p.loops, threads);
     }

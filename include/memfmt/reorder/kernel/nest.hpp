@@ -43,12 +43,14 @@ enum class kernel_kind {
               ///< r.extent), the others and r contiguous in src, starting at stride 1 (the
               ///< 4i16o4i blocks of weights): tiles transpose o against the source's columns
               ///< into a buffer, then r rows at a time are interleaved into dst
-  tile        ///< W x W tiles of units (`tile_unit` elements, contiguous in both): the
-              ///< innermost loop is the unit (when tile_unit > 1), the `tile_column_loops`
-              ///< (1 to 3) before it the columns, dense in src from unit to unit, the
-              ///< `tile_row_loops` before those the rows, dense in dst from stride tile_unit:
-              ///< each tile reads W rows along the columns and writes each column's W rows
-              ///< as one vector
+  tile        ///< W x W tiles of units (`tile_unit` elements, contiguous in both, or of 1
+              ///< or 2 bytes spread in one): the innermost loop is the unit (when
+              ///< tile_unit > 1), the `tile_column_loops` (1 to 3) before it the columns,
+              ///< dense in src from unit to unit (from element to element where src
+              ///< spreads the unit), the `tile_row_loops` before those the rows, dense in
+              ///< dst likewise: each tile reads W rows along the columns and writes each
+              ///< column's W rows as one vector. No rows: one column loop, dense in both
+              ///< at unit level, whose units go straight through
 };
 
 /// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
@@ -105,8 +107,9 @@ struct nest {
   /// offset and its scale offset (null: the scale does not vary within the block).
   /// Offsets are relative to the block's first element.
   int gather_loops = 0;
-  /// The `tile` kind: elements per unit (1, or the 2 to 8 contiguous in src and dst
-  /// that make 2 to 8 bytes), and the loops of its rows and of its columns.
+  /// The `tile` kind: elements per unit (1, the 2 to 8 contiguous in src and dst that
+  /// make 2 to 8 bytes, or the 2 or 4 of 1 or 2 bytes spread in one), and the loops of
+  /// its rows (0: none, no transpose) and of its columns.
   int tile_unit = 1;
   int tile_row_loops = 0;
   int tile_column_loops = 1;

@@ -5,6 +5,9 @@
 // loops the rows come from (OIhw4i16o4i: rows of 4 input and 4 output channels;
 // OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
 // Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store.
+// Units of 2 or 4 bytes may also be spread on one side: packed from 2 or 4 vectors of
+// elements (each widened, shifted to its place and or-ed in), or unpacked into them.
+// With no rows, the units go from source to destination without a transpose.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
 
@@ -46,6 +49,14 @@ class tile_kernel {
     const int first = n.nloops - n.owned_loops();
     const auto elem = static_cast<dim>(data_type_size(n.cvt.src));
     unit_bytes_ = n.tile_unit * elem;
+    // a unit's elements: elem bytes apart on both sides, or spread on one
+    const loop* unit = n.tile_unit > 1 ? &n.loops[n.nloops - 1] : nullptr;
+    part_bytes_ = unit != nullptr && (unit->src_stride != 1 || unit->dst_stride != 1) ? elem : unit_bytes_;
+    src_part_ = unit != nullptr ? unit->src_stride * elem : 0;
+    dst_part_ = unit != nullptr ? unit->dst_stride * elem : 0;
+    column_step_ = unit != nullptr && unit->src_stride != 1 ? elem : unit_bytes_;
+    row_step_ = unit != nullptr && unit->dst_stride != 1 ? elem : unit_bytes_;
+    transposed_ = n.tile_row_loops > 0;
     // the column loops, innermost first: the extents and dst byte steps of the walk
     cols_ = 1;
     for (int k = 0; k < n.tile_column_loops; ++k) {
@@ -75,11 +86,15 @@ class tile_kernel {
 
   /// The tiles of one outer iteration.
   void block(const std::byte* src, std::byte* dst) const {
+    if (part_bytes_ != unit_bytes_) {  // spread units
+      if (unit_bytes_ == 2) return groups<2, 1>(src, dst);
+      return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
+    }
     switch (unit_bytes_) {
-      case 1: return groups<1>(src, dst);
-      case 2: return groups<2>(src, dst);
-      case 4: return groups<4>(src, dst);
-      default: return groups<8>(src, dst);
+      case 1: return groups<1, 1>(src, dst);
+      case 2: return groups<2, 2>(src, dst);
+      case 4: return groups<4, 4>(src, dst);
+      default: return groups<8, 8>(src, dst);
     }
   }
 
@@ -88,18 +103,49 @@ class tile_kernel {
   template <std::size_t kBytes>
   using lane_t = std::conditional_t<kBytes == 8, std::uint64_t, std::uint32_t>;
 
-  template <std::size_t kBytes>
+  /// kPart: bytes per element of a spread unit, else kBytes.
+  template <std::size_t kBytes, std::size_t kPart>
   void groups(const std::byte* src, std::byte* dst) const {
     constexpr auto W = static_cast<dim>(unit_lanes<lane_t<kBytes>>);
-    for (dim r = 0; r < rows_; r += W) tiles<kBytes>(src, dst + r * dim{kBytes}, src_rows_ + r, rows_ - r < W ? rows_ - r : W);
+    if (!transposed_) return straight<kBytes, kPart>(src, dst);
+    for (dim r = 0; r < rows_; r += W)
+      tiles<kBytes, kPart>(src, dst + r * row_step_, src_rows_ + r, rows_ - r < W ? rows_ - r : W);
   }
 
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
-  template <std::size_t kBytes>
+  template <std::size_t kBytes, std::size_t kPart>
   void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
 
+  /// No rows: the columns' units, dense on both sides, W at a time.
+  template <std::size_t kBytes, std::size_t kPart>
+  void straight(const std::byte* src, std::byte* dst) const;
+
+  /// W units at `p` (the first `n`, the others zero), packed from their parts if the
+  /// source spreads them.
+  template <std::size_t kBytes, std::size_t kPart, class D>
+  HWY_INLINE hn::Vec<D> load(D d, const std::byte* p, dim n) const;
+  /// Stores the first `n` of the W units of `v` at `p`, unpacked into their parts if
+  /// the destination spreads them.
+  template <std::size_t kBytes, std::size_t kPart, class D>
+  HWY_INLINE void store(D d, hn::Vec<D> v, std::byte* p, dim n) const;
+  /// One unit from `s` to `d`, part by part (or zeros when `s` is null).
+  template <std::size_t kBytes, std::size_t kPart>
+  void move_unit(const std::byte* s, std::byte* d) const {
+    for (std::size_t k = 0; k < kBytes / kPart; ++k) {
+      if (s == nullptr) {
+        std::memset(d + static_cast<dim>(k) * dst_part_, 0, kPart);
+      } else {
+        std::memcpy(d + static_cast<dim>(k) * dst_part_, s + static_cast<dim>(k) * src_part_, kPart);
+      }
+    }
+  }
+
   bool stream_;
-  dim unit_bytes_ = 0;
+  bool transposed_ = true;
+  dim unit_bytes_ = 0, part_bytes_ = 0;
+  /// Bytes between a unit's parts in src and in dst (spread units), between columns
+  /// in src, and between rows in dst (between columns too when there are no rows).
+  dim src_part_ = 0, dst_part_ = 0, column_step_ = 0, row_step_ = 0;
   /// The columns (in a row in the source): col_extent_[k] of them col_step_[k] bytes
   /// apart in dst at level k, innermost first.
   static constexpr int max_column_loops = 3;
@@ -141,7 +187,58 @@ HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream)
   }
 }
 
-template <std::size_t kBytes>
+template <std::size_t kBytes, std::size_t kPart, class D>
+HWY_INLINE hn::Vec<D> tile_kernel::load(D d, const std::byte* p, dim n) const {
+  if constexpr (kPart == kBytes) {
+    return load_units<kBytes>(d, p, n);
+  } else if (src_part_ == static_cast<dim>(kPart)) {  // (whole in src)
+    return load_units<kBytes>(d, p, n);
+  } else {
+    constexpr std::size_t W = hn::MaxLanes(D());
+    hn::Vec<D> v = hn::Zero(d);
+    for (std::size_t k = 0; k < kBytes / kPart; ++k, p += src_part_) {
+      const hn::Vec<D> part = n == static_cast<dim>(W) ? load_bits<kPart, W>(p) : load_bits_first<kPart, W>(p, n);
+      v = hn::Or(v, hn::ShiftLeftSame(part, static_cast<int>(8 * kPart * k)));
+    }
+    return v;
+  }
+}
+
+template <std::size_t kBytes, std::size_t kPart, class D>
+HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const {
+  if constexpr (kPart == kBytes) {
+    store_units<kBytes>(d, v, p, n, stream_);
+  } else if (dst_part_ == static_cast<dim>(kPart)) {  // (whole in dst)
+    store_units<kBytes>(d, v, p, n, stream_);
+  } else {
+    constexpr std::size_t W = hn::MaxLanes(D());
+    const auto mask = hn::Set(d, (1u << (8 * kPart)) - 1);
+    for (std::size_t k = 0; k < kBytes / kPart; ++k, p += dst_part_) {
+      const hn::Vec<D> part = hn::And(hn::ShiftRightSame(v, static_cast<int>(8 * kPart * k)), mask);
+      if (n == static_cast<dim>(W)) {
+        store_bits<kPart, W>(part, p);
+      } else {
+        store_bits_first<kPart, W>(part, p, n);
+      }
+    }
+  }
+}
+
+template <std::size_t kBytes, std::size_t kPart>
+void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
+  constexpr std::size_t W = unit_lanes<lane_t<kBytes>>;
+  if constexpr (W == 1) {
+    for (dim c = 0; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + c * row_step_);
+  } else {
+    const DUnits<lane_t<kBytes>> d;
+    for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
+      const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
+      store<kBytes, kPart>(d, load<kBytes, kPart>(d, src + c * column_step_, nc), dst + c * row_step_, nc);
+    }
+  }
+}
+
+template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
   constexpr std::size_t W = unit_lanes<lane_t<kBytes>>;
   // the destination of column c, walked column by column (an odometer over its loops)
@@ -156,13 +253,8 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
     }
   };
   if constexpr (W == 1) {
-    for (dim c = 0; c < cols_; ++c, next_column()) {
-      if (rows[0] < 0) {
-        std::memset(column, 0, kBytes);
-      } else {
-        std::memcpy(column, src + rows[0] + c * dim{kBytes}, kBytes);
-      }
-    }
+    for (dim c = 0; c < cols_; ++c, next_column())
+      move_unit<kBytes, kPart>(rows[0] < 0 ? nullptr : src + rows[0] + c * column_step_, column);
   } else {
     const DUnits<lane_t<kBytes>> d;
     hn::Vec<DUnits<lane_t<kBytes>>> v[W];
@@ -171,10 +263,10 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
       for (std::size_t k = 0; k < W; ++k) {
         // (rows of zeros: padding; rows past the last: transposed, never stored)
         const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
-        v[k] = zero ? hn::Zero(d) : load_units<kBytes>(d, src + rows[k] + c * dim{kBytes}, nc);
+        v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step_, nc);
       }
       transpose_units(d, v);
-      for (dim j = 0; j < nc; ++j, next_column()) store_units<kBytes>(d, v[j], column, nr, stream_);
+      for (dim j = 0; j < nc; ++j, next_column()) store<kBytes, kPart>(d, v[j], column, nr);
     }
   }
 }

@@ -245,6 +245,10 @@ HWY_INLINE void store_bits_first(VTile<W> v, std::byte* p, dim n) {
   if constexpr (exact_masked_rows<kSize> && kSize == 4) {
     const DTile<W> du;
     hn::BlendedStore(v, hn::FirstN(du, static_cast<std::size_t>(n)), du, reinterpret_cast<std::uint32_t*>(p));
+  } else if constexpr (exact_masked_rows<kSize>) {  // (AVX-512: masked stores of any width)
+    const hn::Rebind<uint_of_size<kSize>, DTile<W>> d;
+    const auto narrow = hn::DemoteTo(d, hn::BitCast(hn::RebindToSigned<DTile<W>>(), v));
+    hn::BlendedStore(narrow, hn::FirstN(d, static_cast<std::size_t>(n)), d, reinterpret_cast<uint_of_size<kSize>*>(p));
   } else {
     alignas(64) std::byte row[W * kSize];
     store_bits<kSize, W>(v, row);
