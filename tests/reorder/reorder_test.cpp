@@ -614,6 +614,34 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   check(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled);
 }
 
+TEST_CASE("tiles from memory: the source's lines are finished while they are in cache", "[reorder][plan]") {
+  // s8 ab -> BA16a16b4a, 2048 x 2048 (8 MiB in all): blocks of 4 rows x 16 bytes. In
+  // destination order, a strip of 16 bytes would go down every row before the next
+  // strip read the rest of their lines; the strips (source stride 16) go inside chunks
+  // of the rows instead, 16 groups of 4 rows (128 strips x 16 blocks of 64 bytes: 128
+  // KiB at a time).
+  using memfmt::detail::kernel_kind;
+  const desc src({2048, 2048}, data_type::s8, "ab"), dst({2048, 2048}, data_type::s8, "BA16a16b4a");
+  const reorder r(src, dst);
+  REQUIRE(r.nests().size() == 1);
+  const memfmt::detail::nest& n = r.nests()[0].loops;
+  REQUIRE(n.kind == kernel_kind::tile);
+  REQUIRE(n.nloops - n.owned_loops() == 3);
+  CHECK(n.loops[0].extent == 32);  // chunks of rows
+  CHECK(n.loops[0].src_stride == 16 * 4 * 2048);
+  CHECK(n.loops[1].extent == 128);  // strips
+  CHECK(n.loops[1].src_stride == 16);
+  CHECK(n.loops[2].extent == 16);  // groups of 4 rows in a chunk
+  CHECK(n.loops[2].src_stride == 4 * 2048);
+  check(src, dst);
+  check(dst, src);
+  // below the threshold: destination order
+  const desc small_src({512, 512}, data_type::s8, "ab"), small_dst({512, 512}, data_type::s8, "BA16a16b4a");
+  const reorder small(small_src, small_dst);
+  const memfmt::detail::nest& m = small.nests()[0].loops;
+  CHECK(m.nloops - m.owned_loops() == 2);
+}
+
 TEST_CASE("streaming stores once source and destination together outgrow the cache", "[reorder][plan]") {
   // f32 -> s8: the destination is a quarter of the source. A destination that alone fits
   // the last-level cache still streams when the source's pass would evict it; a reorder

@@ -477,6 +477,47 @@ inline void use_tiles(nest& n, dim bytes) {
   try_tiles(n, bytes, 1, 1, 1);
 }
 
+/// Bytes (source and destination) beyond which tile nests are ordered for a pass from
+/// memory: more than a core's L2 holds (1 to 2 MiB today).
+inline constexpr std::size_t tiles_from_memory = std::size_t{4} << 20;
+
+/// Orders the outer loops of a `tile` nest for a pass from memory. The innermost one
+/// (the smallest dst stride) finishes the destination's lines; the one with the smallest
+/// source stride, which finishes the source's, moves in around it, over chunks of it
+/// that keep the two within `window` bytes. The source is then read a few lines at a
+/// time, each while it is in cache, rather than a strip per pass over the whole
+/// destination (s8 ab -> BA16a16b4a: a strip of 16 bytes down every row, 4 passes per
+/// line and a page per row), and the destination is still written in runs.
+/// @pre n.kind == tile, not split for threads; `bytes`: the size of an element
+inline void order_tiles_for_memory(nest& n, dim bytes) {
+  constexpr dim window = dim{1} << 17;  // (a fraction of L2: the lines of both sides stay)
+  const int outer = n.nloops - n.owned_loops();
+  if (outer < 2 || n.nloops + 1 > max_loops) return;
+  const auto magnitude = [](dim x) { return x < 0 ? -x : x; };
+  int s = 0;
+  for (int i = 1; i < outer; ++i)
+    if (magnitude(n.loops[i].src_stride) < magnitude(n.loops[s].src_stride)) s = i;
+  const int d = outer - 1;
+  if (s == d) return;
+  dim block = bytes;
+  for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
+  const loop S = n.loops[s], D = n.loops[d];
+  // the largest chunk of D (a divisor of its extent) within the window
+  const dim most = window / (S.extent * block);
+  dim c = D.extent;
+  while (c > 1 && (c > most || D.extent % c != 0)) --c;
+  // ..., D / c, S, c, owned loops (..., S, D when D is one chunk)
+  for (int i = s; i < d; ++i) n.loops[i] = n.loops[i + 1];
+  int at = d - 1;  // where D is now
+  if (c < D.extent) {
+    for (int i = n.nloops; i > at + 1; --i) n.loops[i] = n.loops[i - 1];
+    ++n.nloops;
+    n.loops[at++] = loop{D.extent / c, D.src_stride * c, D.dst_stride * c, D.scale_stride * c};
+  }
+  n.loops[at] = S;
+  n.loops[at + 1] = loop{c, D.src_stride, D.dst_stride, D.scale_stride};
+}
+
 /// The offset tables of a `gather` nest's block: row-major over its block loops.
 inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::vector<std::int32_t>& scale) {
   const int first = n.nloops - n.gather_loops;

@@ -316,6 +316,7 @@ class reorder {
         if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
           p.gather_src.clear();
           p.gather_scale.clear();
+          if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory) detail::order_tiles_for_memory(p.loops, src_size_);
         }
       }
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
