@@ -391,7 +391,7 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
   {
     memfmt::reorder r(src, dst, attr);
     c.plan = mb::summarize(r);
-    for (const auto& n : r.nests()) c.nests.push_back(mb::nest_line(n));
+    for (const auto& n : r.nests()) c.nests.push_back(memfmt::detail::nest_str(n));
   }
   c.plan_time.memfmt = mb::time_runs([&] { memfmt::reorder r(src, dst, attr); }, plan_policy);
 #if MEMFMT_HAVE_ONEDNN

@@ -221,44 +221,6 @@ inline void parallel_memcpy(void* dst, const void* src, std::size_t bytes, int t
 
 // ------------------------------------------------------------------ plan summary
 
-inline const char* kernel_name(memfmt::detail::kernel_kind k) {
-  switch (k) {
-    case memfmt::detail::kernel_kind::copy: return "copy";
-    case memfmt::detail::kernel_kind::transpose: return "transpose";
-    case memfmt::detail::kernel_kind::strided: return "strided";
-    case memfmt::detail::kernel_kind::zero_fill: return "zero_fill";
-    case memfmt::detail::kernel_kind::gather: return "gather";
-    case memfmt::detail::kernel_kind::interleave: return "interleave";
-    case memfmt::detail::kernel_kind::tile: return "tile";
-  }
-  return "?";
-}
-
-/// One nest on one line: kernel, base offsets, then each loop as
-/// extent(src stride, dst stride), outermost first, and whether it runs tile by tile
-/// with the nest above.
-inline std::string nest_line(const memfmt::detail::placed_nest& p) {
-  std::string s = kernel_name(p.loops.kind);
-  const auto add = [&s](const char* text, memfmt::dim v) {
-    s += text;
-    s += std::to_string(v);
-  };
-  add(" @src+", p.src_base);
-  add(" dst+", p.dst_base);
-  s += ":";
-  for (int i = 0; i < p.loops.nloops; ++i) {
-    const memfmt::detail::loop& l = p.loops.loops[i];
-    add(" ", l.extent);
-    add("(", l.src_stride);
-    add(",", l.dst_stride);
-    if (l.scale_stride != 0) add(",sc", l.scale_stride);
-    s += ")";
-  }
-  add("  outer ", p.loops.outer_count());
-  if (p.fused_loops != 0) add("  fused with the nest above over loops ", p.fused_loops);
-  return s;
-}
-
 /// Elements each kernel kind handles in a plan, and the kind that handles most.
 struct plan_summary {
   static constexpr int kinds = memfmt::detail::kernel_kind_count;
@@ -271,7 +233,7 @@ struct plan_summary {
     std::string s = std::to_string(nests) + (nests == 1 ? " nest:" : " nests:");
     for (int k = 0; k < kinds; ++k)
       if (elements[k] != 0)
-        s += std::string(" ") + kernel_name(static_cast<memfmt::detail::kernel_kind>(k)) + "=" + std::to_string(elements[k]);
+        s += std::string(" ") + memfmt::detail::kernel_name(static_cast<memfmt::detail::kernel_kind>(k)) + "=" + std::to_string(elements[k]);
     return s;
   }
 };
@@ -288,7 +250,7 @@ inline plan_summary summarize(const memfmt::reorder& r) {
   int best = 0;
   for (int k = 1; k < plan_summary::kinds; ++k)
     if (s.elements[k] > s.elements[best]) best = k;
-  s.main_kernel = s.elementwise ? "elementwise" : kernel_name(static_cast<memfmt::detail::kernel_kind>(best));
+  s.main_kernel = s.elementwise ? "elementwise" : memfmt::detail::kernel_name(static_cast<memfmt::detail::kernel_kind>(best));
   return s;
 }
 

@@ -614,6 +614,23 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   check(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled);
 }
 
+TEST_CASE("plan_str: a line per nest, the kernel's loops after a bar, by role for tiles", "[reorder][plan]") {
+  // s8 ab -> BA16a16b4a, 384 x 171: 4 rows of a (171 apart in the source) packed along
+  // 16 b, the 16-wide blocks of b, then the last block of b (11 wide), then the padding
+  // zeros of that block (5 b x 64 a per block of a).
+  const reorder r(desc({384, 171}, data_type::s8, "ab"), desc({384, 171}, data_type::s8, "BA16a16b4a"));
+  const std::string plan = r.plan_str();
+  INFO(plan);
+  CHECK(plan ==
+        "tile @src+0 dst+0: 10(16,6144) 96(684,64) | columns 16(1,4) unit 4(171,1)\n"
+        "tile @src+160 dst+61440: 96(684,64) | columns 11(1,4) unit 4(171,1)\n"
+        "zero_fill @src+0 dst+61484: | 96(0,64) 20(0,1)\n");
+  CHECK(std::count(plan.begin(), plan.end(), '\n') == static_cast<long>(r.nests().size()));
+  // rows of 16 output channels, columns h x w, units of 2 input channels 9 apart
+  const reorder w(desc({32, 48, 3, 3}, data_type::bf16, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"));
+  CHECK(w.plan_str().find("| rows 16(432,2) columns 9(1,256) unit 2(9,1)") != std::string::npos);
+}
+
 TEST_CASE("tiles from memory: the source's lines are finished while they are in cache", "[reorder][plan]") {
   // s8 ab -> BA16a16b4a, 2048 x 2048 (8 MiB in all): blocks of 4 rows x 16 bytes. In
   // destination order, a strip of 16 bytes would go down every row before the next

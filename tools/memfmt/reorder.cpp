@@ -225,6 +225,7 @@ void print_reorder_help() {
       "  --attr-post-ops=sum[:SCALE]                accumulate: dst = ... + SCALE * dst\n"
       "  --oflag=s8s8_comp:MASK[+zp_comp:MASK]      compensation after an s8/u8 destination\n"
       "  --mode=C|P|CP         check against oneDNN, measure performance, or both (default P)\n"
+      "  --plan                the descriptors and memfmt's plan only: no check, no timing\n"
       "  --max-ms-per-prb=MS   time spent measuring each implementation (default 200)\n"
       "  --fix-times-per-prb=N exactly N timed runs instead\n"
       "  --threads=N           threads of memfmt and oneDNN (default: all processors)\n"
@@ -349,6 +350,9 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
       else if (m == "P") s.mode = mode_perf;
       else if (m == "CP" || m == "PC") s.mode = mode_check | mode_perf;
       else throw usage_error("--mode: '" + value + "' is not C (check), P (performance) or CP (both)");
+    } else if (name == "--plan") {
+      if (has_value) throw usage_error("--plan takes no value");
+      s.mode = 0;
     } else if (name == "--max-ms-per-prb") {
       s.max_ms = static_cast<double>(parse_int(need(), "--max-ms-per-prb"));
       if (s.max_ms <= 0) throw usage_error("--max-ms-per-prb: must be at least 1");
@@ -372,7 +376,7 @@ void parse(const std::vector<std::string>& args, settings& s, std::vector<proble
     } else {
       throw usage_error("unknown option '" + name +
                         "' (known: --sdt --ddt --stag --dtag --strides --oflag --attr-scales --attr-zero-points "
-                        "--attr-post-ops --mode --max-ms-per-prb --fix-times-per-prb --threads --memcpy --reset --batch; "
+                        "--attr-post-ops --mode --plan --max-ms-per-prb --fix-times-per-prb --threads --memcpy --reset --batch; "
                         "see memfmt reorder --help)");
     }
   }
@@ -436,7 +440,8 @@ outcome run(const problem& p, int number) {
   const memfmt::reorder r(p.src, p.dst, attr);
   std::printf("    plan  %s; kernels for %s; planned in %.2f us\n", mb::summarize(r).text().c_str(),
               mb::kernel_target_name().c_str(), plan_time.median * 1e6);
-  for (const auto& n : r.nests()) std::printf("          %s\n", mb::nest_line(n).c_str());
+  for (const auto& n : r.nests()) std::printf("          %s\n", memfmt::detail::nest_str(n).c_str());
+  if (p.mode == 0) return result;  // --plan
 
   const std::size_t src_bytes = p.src.get_size(), dst_bytes = p.dst.get_size();
   std::size_t dst_alloc = dst_bytes;

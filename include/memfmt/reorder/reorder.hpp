@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #if defined(__unix__)
@@ -24,6 +25,7 @@
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
+#include "memfmt/reorder/plan_str.hpp"
 
 // Reorders run on OpenMP threads in a program compiled with OpenMP (-fopenmp), as its
 // author expects; MEMFMT_USE_OPENMP=0 keeps them on the calling thread, =1 asks for
@@ -143,6 +145,11 @@ class reorder {
   /// this plan (its scales and gather tables): run them only while it lives.
   const std::vector<detail::placed_nest>& nests() const noexcept { return plan_.nests; }
   bool is_elementwise() const noexcept { return elementwise_; }
+  /// The plan as text, a line per nest (see plan_str.hpp), or one line when the reorder
+  /// goes element by element.
+  std::string plan_str() const {
+    return elementwise_ ? std::string("element-wise (the blocks do not nest)\n") : detail::plan_str(plan_.nests);
+  }
 
  private:
   /// The most nests that run fused (lower's fuse_tiled_copies fuses pairs).
