@@ -600,6 +600,14 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({256, 96}, s8, "BA4b8a16b4a"), desc({256, 96}, s8, "ab"), {4, 0, 1});
   planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 1});
   planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 1});
+  // units of 8 bytes (4 bf16, 8 s8) ride in 64-bit lanes: 8 x 8 tiles, or straight
+  planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b4a"), {4, 0, 1});
+  planned(desc({384, 171}, bf16, "BA16b4a"), desc({384, 171}, bf16, "ab"), {4, 0, 1});
+  planned(desc({100, 37}, s8, "ab"), desc({100, 37}, s8, "BA16b8a"), {8, 0, 1});
+  planned(desc({35, 37, 3, 3}, bf16, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), {4, 1, 1});
+  // (unpacked units of 8 bytes come after single elements: columns 4 i x 16 o, dense in
+  // the source, rows the 9 h x w)
+  planned(desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), desc({35, 37, 3, 3}, bf16, "oihw"), {1, 1, 2});
   // a view of the source at an offset, with gaps
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});

@@ -5,8 +5,9 @@
 // loops the rows come from (OIhw4i16o4i: rows of 4 input and 4 output channels;
 // OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
 // Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store.
-// Units of 2 or 4 bytes may also be spread on one side: packed from 2 or 4 vectors of
-// elements (each widened, shifted to its place and or-ed in), or unpacked into them.
+// Units of 2, 4 or 8 bytes of 1- or 2-byte elements may also be spread on one side:
+// packed from 2 to 8 vectors of elements (each widened, shifted to its place and or-ed
+// in), or unpacked into them.
 // With no rows, the units go from source to destination without a transpose.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
@@ -88,7 +89,8 @@ class tile_kernel {
   void block(const std::byte* src, std::byte* dst) const {
     if (part_bytes_ != unit_bytes_) {  // spread units
       if (unit_bytes_ == 2) return groups<2, 1>(src, dst);
-      return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
+      if (unit_bytes_ == 4) return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
+      return part_bytes_ == 1 ? groups<8, 1>(src, dst) : groups<8, 2>(src, dst);
     }
     switch (unit_bytes_) {
       case 1: return groups<1, 1>(src, dst);
@@ -187,6 +189,27 @@ HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream)
   }
 }
 
+/// The u32 lanes `v` as lanes of D (u32 or u64, as many), zero-extended.
+template <class D>
+HWY_INLINE hn::Vec<D> widen_lanes(D d, hn::Vec<hn::Rebind<std::uint32_t, D>> v) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    return hn::PromoteTo(d, v);
+  } else {
+    (void)d;
+    return v;
+  }
+}
+
+/// The low 32 bits of each lane of `v` (u32 or u64 lanes of D).
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> narrow_lanes(D /* d */, hn::Vec<D> v) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    return hn::TruncateTo(hn::Rebind<std::uint32_t, D>(), v);
+  } else {
+    return v;
+  }
+}
+
 template <std::size_t kBytes, std::size_t kPart, class D>
 HWY_INLINE hn::Vec<D> tile_kernel::load(D d, const std::byte* p, dim n) const {
   if constexpr (kPart == kBytes) {
@@ -197,8 +220,8 @@ HWY_INLINE hn::Vec<D> tile_kernel::load(D d, const std::byte* p, dim n) const {
     constexpr std::size_t W = hn::MaxLanes(D());
     hn::Vec<D> v = hn::Zero(d);
     for (std::size_t k = 0; k < kBytes / kPart; ++k, p += src_part_) {
-      const hn::Vec<D> part = n == static_cast<dim>(W) ? load_bits<kPart, W>(p) : load_bits_first<kPart, W>(p, n);
-      v = hn::Or(v, hn::ShiftLeftSame(part, static_cast<int>(8 * kPart * k)));
+      const VTile<W> part = n == static_cast<dim>(W) ? load_bits<kPart, W>(p) : load_bits_first<kPart, W>(p, n);
+      v = hn::Or(v, hn::ShiftLeftSame(widen_lanes(d, part), static_cast<int>(8 * kPart * k)));
     }
     return v;
   }
@@ -212,9 +235,9 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
     store_units<kBytes>(d, v, p, n, stream_);
   } else {
     constexpr std::size_t W = hn::MaxLanes(D());
-    const auto mask = hn::Set(d, (1u << (8 * kPart)) - 1);
+    const auto mask = hn::Set(DTile<W>(), (1u << (8 * kPart)) - 1);
     for (std::size_t k = 0; k < kBytes / kPart; ++k, p += dst_part_) {
-      const hn::Vec<D> part = hn::And(hn::ShiftRightSame(v, static_cast<int>(8 * kPart * k)), mask);
+      const VTile<W> part = hn::And(narrow_lanes(d, hn::ShiftRightSame(v, static_cast<int>(8 * kPart * k))), mask);
       if (n == static_cast<dim>(W)) {
         store_bits<kPart, W>(part, p);
       } else {
