@@ -600,7 +600,11 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({256, 96}, s8, "BA4b8a16b4a"), desc({256, 96}, s8, "ab"), {4, 0, 1});
   planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 1});
   planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 1});
+  // transposed units of 2 s8 (2 i, rows of 16 o), straight units of 2 bf16 (2 a)
+  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8i16o2i"), {2, 1, 1});
+  planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b2a"), {2, 0, 1});
   // units of 8 bytes (4 bf16, 8 s8) ride in 64-bit lanes: 8 x 8 tiles, or straight
+  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8o8i"), {8, 1, 1});
   planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b4a"), {4, 0, 1});
   planned(desc({384, 171}, bf16, "BA16b4a"), desc({384, 171}, bf16, "ab"), {4, 0, 1});
   planned(desc({100, 37}, s8, "ab"), desc({100, 37}, s8, "BA16b8a"), {8, 0, 1});
@@ -620,6 +624,32 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   scaled.src_scales = memfmt::scales{0, {0.5f}};
   CHECK(tiles_of(reorder(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled)).empty());
   check(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled);
+}
+
+TEST_CASE("tiles share their columns out among threads when their outer loops are few", "[reorder][plan]") {
+  // u8 nchw -> nhwc with 4 channels: 4 planes packed straight through into pixels, one
+  // column loop of 512 x 512 pixels that the kernel owns. Two threads get 8 pieces of
+  // whole tiles (16 pixels) or more; one thread gets none.
+  using memfmt::detail::kernel_kind;
+  const desc src({1, 4, 512, 512}, data_type::u8, "nchw"), dst({1, 4, 512, 512}, data_type::u8, "nhwc");
+  for (const int threads : {1, 2}) {
+    reorder_attr attr;
+    attr.threads = threads;
+    const reorder r(src, dst, attr);
+    REQUIRE(r.nests().size() == 1);
+    const memfmt::detail::nest& n = r.nests()[0].loops;
+    REQUIRE(n.kind == kernel_kind::tile);
+    CHECK(n.tile_row_loops == 0);
+    const dim columns = n.loops[n.nloops - 2].extent;
+    if (threads == 1) {
+      CHECK(n.outer_count() == 1);
+    } else {
+      CHECK(n.outer_count() >= 8);
+      CHECK(columns % 16 == 0);
+    }
+    CHECK(n.outer_count() * columns == 512 * 512);
+    check(src, dst, attr);
+  }
 }
 
 TEST_CASE("plan_str: a line per nest, the kernel's loops after a bar, by role for tiles", "[reorder][plan]") {

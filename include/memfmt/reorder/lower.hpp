@@ -460,8 +460,8 @@ inline void use_tiles(nest& n, dim bytes) {
     return;
   }
   // packed: the destination's innermost loop; unpacked: the source's (moved innermost).
-  // Units of 8 bytes, in half as many lanes, come after single elements, whose tiles
-  // store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w: 1.0x of oneDNN
+  // Unpacked units of 8 bytes, in half as many lanes, come after single elements, whose
+  // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w: 1.0x of oneDNN
   // against 0.9x as unpacked 4i).
   const auto spread = [&](bool packed, dim most) {
     if (bytes > 2 || n.zero_tail != 0) return false;
@@ -479,7 +479,7 @@ inline void use_tiles(nest& n, dim bytes) {
     return false;
   };
   const bool done = spread(true, 8) || spread(false, 4) || try_tiles(n, bytes, 1, 1, 1);
-  if (!done && !spread(true, 8)) spread(false, 8);
+  if (!done) spread(false, 8);
 }
 
 /// Bytes (source and destination) beyond which tile nests are ordered for a pass from
@@ -509,8 +509,8 @@ inline void order_tiles_for_memory(nest& n, dim bytes) {
   const loop S = n.loops[s], D = n.loops[d];
   // the largest chunk of D (a divisor of its extent) within the window
   const dim most = window / (S.extent * block);
-  dim c = D.extent;
-  while (c > 1 && (c > most || D.extent % c != 0)) --c;
+  dim c = std::min(D.extent, std::max(most, dim{1}));
+  while (c > 1 && D.extent % c != 0) --c;
   // ..., D / c, S, c, owned loops (..., S, D when D is one chunk)
   for (int i = s; i < d; ++i) n.loops[i] = n.loops[i + 1];
   int at = d - 1;  // where D is now
@@ -546,6 +546,37 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
   if (!scale_varies) scale.clear();
 }
 
+/// Gives a `tile` nest's outer loops `4 * threads` iterations or more, when its
+/// extents allow and it is large enough to be worth sharing, by cutting its outermost
+/// column loop (into whole tiles when it is the only one): a nest whose kernel owns all
+/// its loops (straight through one long column loop: u8 nchw -> nhwc with 4 channels)
+/// then still runs on every thread.
+/// @post the nest visits the same elements with the same offsets
+inline void split_tiles_for_threads(nest& n, dim threads) {
+  constexpr dim worth_sharing = dim{1} << 15;  // (elements written, as for other kinds)
+  dim total = 1;
+  for (int k = 0; k < n.nloops; ++k) total *= n.loops[k].extent;
+  const dim outer = n.outer_count(), pieces = 4 * threads;
+  if (total < worth_sharing || outer >= pieces || n.nloops >= max_loops) return;
+  const int first = n.nloops - n.owned_loops();
+  const int pick = first + n.tile_row_loops;  // the outermost column loop
+  const loop l = n.loops[pick];
+  const dim granule = n.tile_column_loops == 1 ? 16 : 1;
+  const dim want = (pieces + outer - 1) / outer;
+  const auto fits = [&](dim count) { return l.extent % count == 0 && (l.extent / count) % granule == 0; };
+  dim q = 0;  // as many pieces as wanted, up to 8 times as many, else fewer
+  for (dim count = want; q == 0 && count <= 8 * want && count <= l.extent; ++count)
+    if (fits(count)) q = count;
+  for (dim count = want - 1; q == 0 && count >= 2; --count)
+    if (fits(count)) q = count;
+  if (q == 0) return;
+  const dim c = l.extent / q;
+  for (int k = n.nloops; k > first; --k) n.loops[k] = n.loops[k - 1];
+  n.loops[first] = loop{q, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
+  n.loops[pick + 1].extent = c;
+  ++n.nloops;
+}
+
 /// Gives the loops outside the kernel `4 * threads` iterations or more (fewer when the
 /// extents allow no more), which threads share out in contiguous runs, when the nest is
 /// large enough to be worth sharing: a loop the kernel owns, of extent q * c, becomes an
@@ -559,8 +590,8 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 /// as alone; its prefetchers, running on along a row, likely took the other's lines).
 /// @post the nest visits the same elements with the same offsets
 inline void split_for_threads(nest& n, dim threads) {
-  if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave || n.kind == kernel_kind::tile)
-    return;  // fixed blocks
+  if (n.kind == kernel_kind::tile) return split_tiles_for_threads(n, threads);
+  if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave) return;  // fixed blocks
   // elements written: 2^15 of f32 move 256 KiB, about 3 us on a core, some three times
   // what starting a team of threads costs
   constexpr dim worth_sharing = dim{1} << 15;

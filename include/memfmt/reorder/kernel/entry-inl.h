@@ -170,7 +170,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
       break;
     case kernel_kind::tile: {
       const tile_kernel kernel(n);
-      kernel_writes_tails = true;  // tile nests have none
+      kernel_writes_tails = true;  // (its zeros are rows of its tiles)
       for_each_outer([&](const std::byte* sp, std::byte* dp, const float*) { kernel.block(sp, dp); });
       if (n.stream_stores) hwy::FlushStream();
       return;
