@@ -546,6 +546,17 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
   if (!scale_varies) scale.clear();
 }
 
+/// How many pieces to cut a loop of `extent` into for threads: as many as `want`, up to
+/// 8 times as many, else fewer (at least 2), the first count that `fits`; 0 if none does.
+template <class Fits>
+dim piece_count(dim want, dim extent, const Fits& fits) {
+  for (dim count = want; count <= 8 * want && count <= extent; ++count)
+    if (fits(count)) return count;
+  for (dim count = want - 1; count >= 2; --count)
+    if (fits(count)) return count;
+  return 0;
+}
+
 /// Gives a `tile` nest's outer loops `4 * threads` iterations or more, when its
 /// extents allow and it is large enough to be worth sharing, by cutting its outermost
 /// column loop (into whole tiles when it is the only one): a nest whose kernel owns all
@@ -564,11 +575,7 @@ inline void split_tiles_for_threads(nest& n, dim threads) {
   const dim granule = n.tile_column_loops == 1 ? 16 : 1;
   const dim want = (pieces + outer - 1) / outer;
   const auto fits = [&](dim count) { return l.extent % count == 0 && (l.extent / count) % granule == 0; };
-  dim q = 0;  // as many pieces as wanted, up to 8 times as many, else fewer
-  for (dim count = want; q == 0 && count <= 8 * want && count <= l.extent; ++count)
-    if (fits(count)) q = count;
-  for (dim count = want - 1; q == 0 && count >= 2; --count)
-    if (fits(count)) q = count;
+  const dim q = piece_count(want, l.extent, fits);
   if (q == 0) return;
   const dim c = l.extent / q;
   for (int k = n.nloops; k > first; --k) n.loops[k] = n.loops[k - 1];
@@ -627,11 +634,8 @@ inline void split_for_threads(nest& n, dim threads) {
       for (int any = 0; any < 2; ++any)
         for (dim count = std::min(want, l.extent / (2 * granule)); q == 0 && count >= 2; --count)
           if (fits(count) && (any == 1 || count % threads == 0)) q = count;
-    } else {  // as many as wanted, up to 8 times as many, else fewer
-      for (dim count = want; q == 0 && count <= 8 * want && count <= l.extent; ++count)
-        if (fits(count)) q = count;
-      for (dim count = want - 1; q == 0 && count >= 2; --count)
-        if (fits(count)) q = count;
+    } else {
+      q = piece_count(want, l.extent, fits);
     }
     if (q == 0) continue;
     const dim c = l.extent / q;

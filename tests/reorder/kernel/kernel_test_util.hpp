@@ -17,6 +17,7 @@
 
 #include <memfmt/reorder/kernel/run.hpp>
 #include <memfmt/reorder/lower.hpp>
+#include <memfmt/reorder/plan_str.hpp>
 
 namespace memfmt_test {
 
@@ -29,19 +30,6 @@ using memfmt::detail::nest;
 
 inline constexpr data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16,
                                           data_type::s32, data_type::s8,   data_type::u8};
-
-inline const char* kind_name(kernel_kind k) {
-  switch (k) {
-    case kernel_kind::copy: return "copy";
-    case kernel_kind::transpose: return "transpose";
-    case kernel_kind::strided: return "strided";
-    case kernel_kind::zero_fill: return "zero_fill";
-    case kernel_kind::gather: return "gather";
-    case kernel_kind::interleave: return "interleave";
-    case kernel_kind::tile: return "tile";
-  }
-  return "?";
-}
 
 inline bool is_float(data_type dt) {
   return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
@@ -60,7 +48,7 @@ struct test_case {
 
   std::string describe() const {
     std::ostringstream os;
-    os << kind_name(n.kind) << ' ' << memfmt::to_string(n.cvt.src) << "->" << memfmt::to_string(n.cvt.dst)
+    os << memfmt::detail::kernel_name(n.kind) << ' ' << memfmt::to_string(n.cvt.src) << "->" << memfmt::to_string(n.cvt.dst)
        << " alpha=" << n.cvt.alpha << " scales=" << (n.cvt.scales != nullptr) << " beta=" << n.cvt.beta
        << " zp=" << n.cvt.src_zero_point << '/' << n.cvt.dst_zero_point << " stream=" << n.stream_stores
        << " line offsets=" << src_line_offset << '/' << dst_line_offset << " loops:";
