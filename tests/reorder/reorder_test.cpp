@@ -516,9 +516,10 @@ TEST_CASE("a partial channel block runs tile by tile with the tiled copy of the 
 }
 
 TEST_CASE("weights blocks that interleave a few input channels per output channel", "[reorder][plan]") {
-  // 4i16o4i, 8i16o2i and the like: the innermost block (2 or 4 i) is interleaved with o;
-  // o x (i, h, w) tiles are transposed, then interleaved. Partial blocks (o, i not
-  // multiples of 16) and per-output-channel scales included.
+  // 4i16o4i, 8i16o2i and the like: the innermost block (2 or 4 i) is interleaved with o,
+  // as tiles of units of 2 or 4 i; a conversion first converts blocks of the source into a
+  // scratch, in source order. Partial blocks (o, i not multiples of 16) and
+  // per-output-channel scales included.
   reorder_attr per_o;
   per_o.src_scales = memfmt::scales{1, std::vector<float>(35, 0.25f)};
   per_o.src_scales.values[3] = -3.f;
@@ -531,9 +532,14 @@ TEST_CASE("weights blocks that interleave a few input channels per output channe
       // (1 x 1 kernels: the r input channels are contiguous in both, a copy of short rows;
       // 4-byte elements without arithmetic: tiles whose rows are o x r)
       using memfmt::detail::kernel_kind;
-      const bool plain = type == data_type::f32;
-      const auto kind = shape[2] * shape[3] == 1 ? kernel_kind::copy : plain ? kernel_kind::tile : kernel_kind::interleave;
-      CHECK(r.nests()[0].loops.kind == kind);
+      using memfmt::detail::stage;
+      const bool plain = type == data_type::f32, one_by_one = shape[2] * shape[3] == 1;
+      CHECK(r.nests()[0].loops.kind == (one_by_one || !plain ? kernel_kind::copy : kernel_kind::tile));
+      if (plain) CHECK(r.nests()[0].staged == stage::none);
+      if (!plain && !one_by_one) {
+        CHECK(r.nests()[0].staged == stage::convert_to_scratch);
+        CHECK(r.nests()[1].loops.kind == kernel_kind::tile);
+      }
       check(src, dst);
       if (shape[0] == 35) check(src, dst, per_o);
     }
@@ -618,12 +624,101 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(part, desc({32, 32, 3, 3}, f32, "OIhw4i16o4i"), {1, 2, 1});
   // a lone loop of rows against long columns stays a transpose
   CHECK(tiles_of(reorder(desc({2, 32, 8, 8}, f32, "nchw"), desc({2, 32, 8, 8}, f32, "nChw16c"))).empty());
-  // conversions and scales are not tiles' work
-  CHECK(tiles_of(reorder(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"))).empty());
-  reorder_attr scaled;
-  scaled.src_scales = memfmt::scales{0, {0.5f}};
-  CHECK(tiles_of(reorder(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled)).empty());
-  check(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled);
+  // conversions and scales are not the tiles' own work: they take a stage of their own
+  // (next test)
+  const reorder converting(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"));
+  for (const auto& p : converting.nests())
+    CHECK((p.loops.kind != kernel_kind::tile || p.staged != memfmt::detail::stage::none));
+}
+
+TEST_CASE("conversions whose layout change runs as tiles go in two stages through a scratch", "[reorder][plan]") {
+  // The conversion runs in the order of the side it reads (or writes) contiguously, into
+  // (or out of) a thread's scratch; the layout change runs as tiles of the narrower type.
+  // The plan's pairs, then the results: with scales, zero points, a sum, padding, a view,
+  // one thread and two, and chunks run one at a time in reverse order.
+  using memfmt::detail::kernel_kind;
+  using memfmt::detail::stage;
+  const data_type f32 = data_type::f32, bf16 = data_type::bf16, s8 = data_type::s8, u8 = data_type::u8;
+  const auto staged = [&](const desc& src, const desc& dst, const reorder_attr& attr, stage first, kernel_kind first_kind,
+                          kernel_kind second_kind) {
+    INFO(src.str() << " -> " << dst.str());
+    for (const int threads : {1, 2}) {
+      reorder_attr a = attr;
+      a.threads = threads;
+      const reorder r(src, dst, a);
+      INFO(r.plan_str());
+      const auto& nests = r.nests();
+      int pairs = 0;
+      for (std::size_t k = 0; k < nests.size(); ++k) {
+        if (nests[k].staged != stage::convert_to_scratch && nests[k].staged != stage::move_to_scratch) continue;
+        ++pairs;
+        REQUIRE(k + 1 < nests.size());
+        const memfmt::detail::placed_nest &p = nests[k], &q = nests[k + 1];
+        CHECK(q.staged == (first == stage::convert_to_scratch ? stage::move_from_scratch : stage::convert_from_scratch));
+        CHECK(p.staged == first);
+        CHECK(p.loops.kind == first_kind);
+        CHECK(q.loops.kind == second_kind);
+        REQUIRE(q.fused_loops >= 1);
+        // the shared loops have equal extents; the rest of each stage fits the scratch
+        dim block_first = 1, block_second = 1;
+        for (int i = 0; i < p.loops.nloops; ++i)
+          if (i < q.fused_loops) {
+            CHECK(p.loops.loops[i].extent == q.loops.loops[i].extent);
+          } else {
+            block_first *= p.loops.loops[i].extent;
+          }
+        for (int i = q.fused_loops; i < q.loops.nloops; ++i) block_second *= q.loops.loops[i].extent;
+        CHECK(block_first == block_second);
+        const data_type scratch_type = first == stage::convert_to_scratch ? dst.get_data_type() : src.get_data_type();
+        INFO("block " << block_first << " of " << memfmt::to_string(scratch_type));
+        CHECK(block_first * static_cast<dim>(memfmt::data_type_size(scratch_type)) <= memfmt::detail::stage_bytes);
+      }
+      CHECK(pairs >= 1);
+      check_plan(r, src, dst, a, static_cast<std::uint32_t>(threads));
+      const reference_run& run = make_reference_run(src, dst, 7);
+      if (attr.src_scales.empty() && attr.sum_beta == 0.f && attr.src_zero_point == 0 && attr.dst_zero_point == 0) {
+        const memfmt::parallel_for_fn reverse = [](dim count, const std::function<void(dim, dim)>& body) {
+          for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
+        };
+        check_plan_at(r, run, 0, 0, 5, &reverse);
+      }
+    }
+  };
+  reorder_attr none, per_input, per_output, sum, zero_points;
+  per_input.src_scales = memfmt::scales{2, std::vector<float>(171, 0.f)};
+  for (std::size_t k = 0; k < 171; ++k) per_input.src_scales.values[k] = 0.25f + 0.125f * static_cast<float>(k % 13);
+  // f32 -> s8, a scale per input channel: rows of 32 input channels converted into the
+  // scratch, tiles of 2-byte units (2 i) out of it
+  staged(desc({384, 171}, f32, "ab"), desc({384, 171}, s8, "OI16i64o2i"), per_input, stage::convert_to_scratch,
+         kernel_kind::copy, kernel_kind::tile);
+  per_output.src_scales = memfmt::scales{1, std::vector<float>(35, 0.f)};
+  for (std::size_t k = 0; k < 35; ++k) per_output.src_scales.values[k] = k % 5 == 0 ? 1e-3f : 1.f + static_cast<float>(k);
+  staged(desc({35, 37, 3, 3}, f32, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), per_output, stage::convert_to_scratch,
+         kernel_kind::copy, kernel_kind::tile);
+  // f32 -> bf16 into 2 i (rounded to nearest even), and zero points into u8
+  staged(desc({35, 37, 3, 3}, f32, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), none, stage::convert_to_scratch,
+         kernel_kind::copy, kernel_kind::tile);
+  zero_points.dst_zero_point = 7;
+  zero_points.src_zero_point = -3;
+  staged(desc({2, 20, 17, 3, 3}, f32, "goihw"), desc({2, 20, 17, 3, 3}, u8, "gOIhw2i8o4i"), zero_points,
+         stage::convert_to_scratch, kernel_kind::copy, kernel_kind::tile);
+  // the other way, the scratch in the narrower source type: tiles into it in destination
+  // order, then the conversion out of it
+  staged(desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), desc({35, 37, 3, 3}, f32, "oihw"), per_output, stage::move_to_scratch,
+         kernel_kind::tile, kernel_kind::copy);
+  staged(desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), desc({35, 37, 3, 3}, f32, "oihw"), none, stage::move_to_scratch,
+         kernel_kind::tile, kernel_kind::copy);
+  // a sum reads the destination: the conversion goes last, even into a narrower type
+  sum.sum_beta = 0.5f;
+  staged(desc({35, 37, 3, 3}, f32, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), sum, stage::move_to_scratch,
+         kernel_kind::tile, kernel_kind::copy);
+  // a view of the source with gaps
+  const desc parent({40, 48, 3, 3}, f32, "oihw");
+  staged(parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0}), desc({32, 32, 3, 3}, s8, "OIhw4i16o4i"), none,
+         stage::convert_to_scratch, kernel_kind::copy, kernel_kind::tile);
+  // long columns: the tile kernel's own loops are cut to the scratch (whole tiles of 16)
+  staged(desc({1024, 512}, f32, "ab"), desc({1024, 512}, s8, "BA16a64b4a"), none, stage::convert_to_scratch,
+         kernel_kind::copy, kernel_kind::tile);
 }
 
 TEST_CASE("tiles share their columns out among threads when their outer loops are few", "[reorder][plan]") {
@@ -725,7 +820,9 @@ TEST_CASE("copies and moves of a plan run as the plan did, after it is gone", "[
   const planned cases[] = {
       {desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "nChw16c"), per_channel},
       {desc(shape, data_type::f32, "nhwc"), desc(shape, data_type::u8, "nChw4c"), per_channel},
-      {desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "aBcd2b"), per_channel},  // gathers
+      {desc(shape, data_type::f32, "nchw"), desc(shape, data_type::s8, "aBcd2b"), per_channel},  // staged
+      // (a single image: blocks too small to stage, gathers)
+      {desc({1, 19, 2, 5}, data_type::f32, "nchw"), desc({1, 19, 2, 5}, data_type::s8, "aBcd2b"), per_channel},
       {desc({2, 2, 2, 4}, data_type::f32, "dcba"), desc({2, 2, 2, 4}, data_type::f32, "abcd"), {}},
   };
   // every nest of `r` points into r's own tables, none into `other`'s

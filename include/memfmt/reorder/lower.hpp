@@ -147,6 +147,18 @@ inline void decompose(const dim_pieces& cut, int level, dim a, dim b, dim_box pr
   if (b % w != 0) descend(hi, 0, b % w);
 }
 
+/// A nest's part in a pair that runs a conversion in two stages through a thread's
+/// scratch block (see stage.hpp): the first of the pair writes the scratch, the second
+/// reads it. The scratch holds the block in the order of the side the first stage
+/// reads (a conversion) or writes (a move).
+enum class stage : std::uint8_t {
+  none,
+  convert_to_scratch,    ///< source elements converted into the scratch, in source order
+  move_from_scratch,     ///< the scratch's converted elements moved to the destination
+  move_to_scratch,       ///< source elements moved into the scratch, in destination order
+  convert_from_scratch,  ///< the scratch's elements converted into the destination
+};
+
 /// A nest with the element offsets of its first element.
 struct placed_nest {
   nest loops;
@@ -157,7 +169,10 @@ struct placed_nest {
   /// Non-zero: this nest runs interleaved with the nest before it in the plan. Their
   /// first `fused_loops` loops are equal and outer in both; for each iteration of
   /// those, the nest before runs its share of iterations, then this one runs its own.
+  /// (A staged pair: their first `fused_loops` loops have equal extents.)
   int fused_loops = 0;
+  /// Its part in a staged pair (its offsets into the scratch are from 0).
+  stage staged = stage::none;
 };
 
 /// Blocks of the `gather` kind hold at most this many elements (their offset tables

@@ -45,8 +45,19 @@ inline std::string nest_str(const placed_nest& p) {
     s += text;
     s += std::to_string(v);
   };
-  add(" @src+", p.src_base);
-  add(" dst+", p.dst_base);
+  // a staged pair's offsets into the scratch (stage.hpp) are its own
+  const bool from_scratch = p.staged == stage::move_from_scratch || p.staged == stage::convert_from_scratch;
+  const bool to_scratch = p.staged == stage::convert_to_scratch || p.staged == stage::move_to_scratch;
+  if (from_scratch) {
+    s += " @scratch";
+  } else {
+    add(" @src+", p.src_base);
+  }
+  if (to_scratch) {
+    s += " scratch";
+  } else {
+    add(" dst+", p.dst_base);
+  }
   s += ":";
   const int owned = n.owned_loops() < n.nloops ? n.owned_loops() : n.nloops;
   const int first = n.nloops - owned;
@@ -72,7 +83,7 @@ inline std::string nest_str(const placed_nest& p) {
   }
   if (n.stream_stores) s += "  streamed";
   if (p.fused_loops != 0) {
-    add("  fused with the nest before over ", p.fused_loops);
+    add(from_scratch ? "  staged after the nest before over " : "  fused with the nest before over ", p.fused_loops);
     s += " loops";
   }
   return s;

@@ -26,6 +26,7 @@
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
 #include "memfmt/reorder/plan_str.hpp"
+#include "memfmt/reorder/stage.hpp"
 
 // Reorders run on OpenMP threads in a program compiled with OpenMP (-fopenmp), as its
 // author expects; MEMFMT_USE_OPENMP=0 keeps them on the calling thread, =1 asks for
@@ -114,9 +115,14 @@ class reorder {
         // a fused group goes tile by tile: each shared iteration runs every nest's share of it
         const dim shared = count == 1 ? group[0].count : shared_iterations(*group[1].loops, nests[first + 1].fused_loops);
         first = end;
+        const bool staged = nests[end - 1].staged != detail::stage::none;
         const auto run = [&](dim begin, dim stop) {
           if (count == 1) {
             run_ready(group[0], begin, stop);
+            return;
+          }
+          if (staged) {
+            run_staged(group, shared, begin, stop);
             return;
           }
           for (dim it = begin; it < stop; ++it)
@@ -177,7 +183,10 @@ class reorder {
     void bind() {
       for (detail::placed_nest& p : nests) {
         detail::nest& n = p.loops;
-        if (n.kind != detail::kernel_kind::zero_fill) n.cvt.scales = scales.empty() ? nullptr : scales.data() + p.scale_base;
+        // (a staged pair's move has no conversion)
+        const bool moves = p.staged == detail::stage::move_to_scratch || p.staged == detail::stage::move_from_scratch;
+        if (n.kind != detail::kernel_kind::zero_fill && !moves)
+          n.cvt.scales = scales.empty() ? nullptr : scales.data() + p.scale_base;
         if (n.kind == detail::kernel_kind::gather) {
           n.gather_src = p.gather_src.data();
           n.gather_scale = p.gather_scale.empty() ? nullptr : p.gather_scale.data();
@@ -203,6 +212,19 @@ class reorder {
       run_integer_nest(*r.loops, r.src, r.dst, begin, end);
     } else {
       detail::run_nest(*r.loops, r.src, r.dst, begin, end);
+    }
+  }
+
+  /// Iterations [begin, end) of a staged pair's shared loops (see stage.hpp): in each, the
+  /// first stage fills this thread's scratch and the second empties it.
+  void run_staged(std::array<ready_nest, max_fused> pair, dim shared, dim begin, dim end) const {
+    alignas(64) unsigned char scratch[detail::stage_bytes];
+    pair[0].dst = scratch;
+    pair[1].src = scratch;
+    const dim first = pair[0].count / shared, second = pair[1].count / shared;
+    for (dim it = begin; it < end; ++it) {
+      run_ready(pair[0], it * first, (it + 1) * first);
+      run_ready(pair[1], it * second, (it + 1) * second);
     }
   }
 
@@ -310,10 +332,24 @@ class reorder {
     // cut for the threads that will run the plan (one thread: pieces would only cut the
     // kernel's runs short)
     const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
+    // conversions whose layout change would run as tiles go in two stages (the integer
+    // path's kernel runs whole nests)
+    const bool converts = !cvt.is_plain_copy() || !plan_.scales.empty();
+    std::vector<detail::placed_nest> planned;
+    planned.reserve(nests.size());
     for (std::size_t k = 0; k < nests.size(); ++k) {
       detail::placed_nest& p = nests[k];
       p.loops.cvt = cvt;
       const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
+      if (converts && !fused && !integer_zero_points_) {
+        detail::placed_nest first, second;
+        if (detail::stage_conversion(p, threads, first, second)) {
+          second.loops.stream_stores = stream;
+          planned.push_back(std::move(first));
+          planned.push_back(std::move(second));
+          continue;
+        }
+      }
       // (the scales are bound to the nests later: a plain copy has none)
       // (gathers of 4-byte elements stay: as tiles they gained nothing in cache and lost
       // from memory)
@@ -328,12 +364,15 @@ class reorder {
       }
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       if (threads > 1) detail::split_for_threads(p.loops, threads);
+      planned.push_back(std::move(p));
     }
+    nests = std::move(planned);
     // fused nests share their threads' work by tiles: keep them fused only when there
     // are enough tiles to go round
     for (std::size_t k = 1; k < nests.size(); ++k) {
       detail::placed_nest& p = nests[k];
-      if (p.fused_loops != 0 && shared_iterations(p.loops, p.fused_loops) < 4 * threads) p.fused_loops = 0;
+      if (p.fused_loops != 0 && p.staged == detail::stage::none && shared_iterations(p.loops, p.fused_loops) < 4 * threads)
+        p.fused_loops = 0;
     }
     serial_ = src_.get_size() + dst_.get_size() < serial_bytes;
     plan_.nests = std::move(nests);

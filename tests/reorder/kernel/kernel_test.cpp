@@ -1071,7 +1071,7 @@ TEST_CASE("converted copies and transposes in one pass with factors NaN, infinit
   };
   for (const data_type s : all_types) {
     for (const data_type d : all_types) {
-      for (const auto [row, zeros] : {std::pair<dim, dim>{8, 0}, {3, 5}, {16, 0}, {37, 0}}) {
+      for (const auto& [row, zeros] : {std::pair<dim, dim>{8, 0}, {3, 5}, {16, 0}, {37, 0}}) {
         test_case tc;
         nest& n = tc.n;
         n.kind = kernel_kind::copy;

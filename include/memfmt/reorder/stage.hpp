@@ -1,0 +1,202 @@
+#pragma once
+/// @file
+/// Conversions staged through a scratch block. A nest that converts as it changes the
+/// layout (f32 `ab` -> s8 `OI16i64o2i`, a scale per input channel) runs in the
+/// conversion kernels a few elements per row; the same layout change as a plain copy
+/// runs as tiles, whole vectors in and out. Such a nest becomes a pair that goes block
+/// by block of its inner loops through a thread's scratch (in L1): the conversion, in
+/// the order of the side it reads or writes contiguously, and the tile move, in the
+/// narrower of the two types. Each element is converted once, by the same arithmetic,
+/// so results are those of one pass, bit for bit.
+///
+/// Example (f32 `ab` -> s8 `OI16i64o2i`, 384 x 171, scales along b):
+///
+///     copy @src+0 scratch: 6(10944,0) 5(32,0,sc32) | 64(171,32) 32(1,1,sc1)
+///     tile @scratch dst+0: 6(0,12288) 5(0,2048) | rows 64(32,2) columns 16(2,128) unit 2(1,1)  staged ...
+///
+/// The first converts 64 rows of 32 source elements at a time into the scratch, the
+/// second moves them as tiles of 2-byte units.
+
+#include <cstdint>
+
+#include "memfmt/core/data_type.hpp"
+#include "memfmt/reorder/kernel/nest.hpp"
+#include "memfmt/reorder/lower.hpp"
+
+namespace memfmt::detail {
+
+/// Bytes of a thread's scratch block: a third of an L1 data cache, which also holds the
+/// lines both stages stream through.
+inline constexpr dim stage_bytes = dim{16} << 10;
+
+/// Blocks of fewer elements are not staged (two kernel calls and a pass over the scratch
+/// per block would cost more than they save).
+inline constexpr dim stage_min_elements = 512;
+
+/// Dense strides for the `count` loops of `block` in the order of their source
+/// (`by_src`) or destination strides, into `out`; false when those strides do not order
+/// the loops (a stride of 0 or below: a broadcast source).
+inline bool scratch_strides(const loop* block, int count, bool by_src, dim* out) {
+  int order[max_loops];
+  for (int i = 0; i < count; ++i) {
+    const dim key = by_src ? block[i].src_stride : block[i].dst_stride;
+    if (key <= 0) return false;
+    int j = i;  // (insertion sort: a few loops, no allocation)
+    for (; j > 0 && (by_src ? block[order[j - 1]].src_stride : block[order[j - 1]].dst_stride) > key; --j)
+      order[j] = order[j - 1];
+    order[j] = i;
+  }
+  dim stride = 1;
+  for (int k = 0; k < count; ++k) {
+    out[order[k]] = stride;
+    stride *= block[order[k]].extent;
+  }
+  return true;
+}
+
+/// One stage of a pair: the `count` loops of `block` with the scratch's strides on one
+/// side (the destination's when `to_scratch`), simplified for elements of `bytes`, as
+/// tiles when `tiles`, behind the `nouter` loops of `outer` (at stride 0 on the
+/// scratch's side: each block reuses it). False when the kernel would not be the one
+/// asked for (tiles, or a contiguous copy) or would own an outer loop.
+inline bool stage_nest(const loop* outer, int nouter, const loop* block, int count, const dim* scratch, bool to_scratch,
+                       bool scaled, const conversion& cvt, dim zero_tail, dim bytes, bool tiles, nest& out) {
+  nest s;
+  s.nloops = count;
+  for (int i = 0; i < count; ++i) {
+    const loop& l = block[i];
+    s.loops[i] = loop{l.extent, to_scratch ? l.src_stride : scratch[i], to_scratch ? scratch[i] : l.dst_stride,
+                      scaled ? l.scale_stride : 0};
+  }
+  simplify(s, false, bytes);
+  s.zero_tail = zero_tail;
+  if (tiles) use_tiles(s, bytes);
+  if (s.kind != (tiles ? kernel_kind::tile : kernel_kind::copy) || s.nloops + nouter > max_loops) return false;
+  for (int k = s.nloops; k-- > 0;) s.loops[k + nouter] = s.loops[k];
+  for (int k = 0; k < nouter; ++k) {
+    const loop& l = outer[k];
+    s.loops[k] = loop{l.extent, to_scratch ? l.src_stride : 0, to_scratch ? 0 : l.dst_stride, scaled ? l.scale_stride : 0};
+  }
+  s.nloops += nouter;
+  if (s.nloops - s.owned_loops() < nouter) return false;
+  s.cvt = cvt;
+  out = s;
+  return true;
+}
+
+/// The block of a tile nest `t` that a stage pair runs at once: the loops its kernel
+/// owns and, outside them, as many as keep it within `budget` elements, and a chunk of
+/// the next; or, when those it owns are already more, its outermost column loop cut to
+/// fit (into whole tiles of 16 when it is the only one). Returns the block's first loop, or -1 when no block of
+/// stage_min_elements to `budget` elements fits.
+inline int stage_block(nest& t, dim budget) {
+  int at = t.nloops - t.owned_loops();
+  dim elements = 1;
+  for (int k = at; k < t.nloops; ++k) elements *= t.loops[k].extent;
+  if (elements <= budget) {
+    while (at > 0 && elements * t.loops[at - 1].extent <= budget) elements *= t.loops[--at].extent;
+    // and a chunk of the next (a divisor of its extent), if two or more iterations fit
+    if (at > 0 && 2 * elements <= budget && t.nloops + 1 <= max_loops) {
+      const loop l = t.loops[at - 1];
+      dim c = budget / elements;
+      while (c > 1 && l.extent % c != 0) --c;
+      if (c > 1) {
+        for (int k = t.nloops; k > at - 1; --k) t.loops[k] = t.loops[k - 1];
+        t.loops[at - 1] = loop{l.extent / c, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
+        t.loops[at].extent = c;
+        ++t.nloops;
+        elements *= c;
+      }
+    }
+  } else {
+    const int pick = at + t.tile_row_loops;
+    const loop l = t.loops[pick];
+    const dim per = elements / l.extent, granule = t.tile_column_loops == 1 ? 16 : 1;
+    dim c = std::min(l.extent, budget / per) / granule * granule;
+    while (c > 0 && l.extent % c != 0) c -= granule;
+    if (c <= 0 || t.nloops + 1 > max_loops) return -1;
+    for (int k = t.nloops; k > at; --k) t.loops[k] = t.loops[k - 1];
+    t.loops[at++] = loop{l.extent / c, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
+    t.loops[pick + 1].extent = c;
+    ++t.nloops;
+    elements = per * c;
+  }
+  return elements >= stage_min_elements ? at : -1;
+}
+
+/// Splits the converting nest `p` into a staged pair, `first` then `second`, where its
+/// layout change as a plain copy of the narrower type runs as tiles: the conversion into
+/// the scratch in source order, then the tiles to the destination; or, with a sum (which
+/// reads the destination) or a wider destination, the tiles into the scratch in
+/// destination order, then the conversion. Blocks hold at most stage_bytes of the
+/// scratch's type, and with `threads` > 1 are small enough to give each 4 or more.
+/// Returns false, writing nothing, where that does not apply.
+/// @pre p simplified, its conversion set and not a plain copy, not a zero fill, not
+///      fused, not split for threads; zero points, if any, not the integer path's
+/// @post second.fused_loops >= 1 loops outermost in both, of equal extents; the pair
+///       visits the elements of `p` with the same offsets and scale offsets
+inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& first, placed_nest& second) {
+  const nest& n = p.loops;
+  if (n.kind == kernel_kind::zero_fill) return false;
+  if (n.zero_tail != 0) {  // its zeros follow a run of more than one element (simplify keeps it whole)
+    bool run = false;
+    for (int k = 0; k < n.nloops; ++k) run = run || (n.loops[k].dst_stride == 1 && n.loops[k].extent > 1);
+    if (!run) return false;
+  }
+  const auto src_bytes = static_cast<dim>(data_type_size(n.cvt.src));
+  const auto dst_bytes = static_cast<dim>(data_type_size(n.cvt.dst));
+  const bool convert_first = n.cvt.beta == 0.f && dst_bytes <= src_bytes;
+  const dim bytes = convert_first ? dst_bytes : src_bytes;  // of the scratch's type
+  if (bytes > 4) return false;
+  // the layout change as a plain copy of that type, with the zeros it would write
+  nest t;
+  t.nloops = n.nloops;
+  for (int k = 0; k < n.nloops; ++k) t.loops[k] = n.loops[k];
+  simplify(t, false, bytes);
+  t.zero_tail = convert_first ? n.zero_tail : 0;
+  use_tiles(t, bytes);
+  if (t.kind != kernel_kind::tile) return false;
+  // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
+  // judges it) and such blocks fit; else blocks as large as the scratch
+  constexpr dim worth_sharing = dim{1} << 15;
+  dim total = 1;
+  for (int k = 0; k < t.nloops; ++k) total *= t.loops[k].extent;
+  const dim most = stage_bytes / bytes;
+  int at = -1;
+  if (threads > 1 && total >= worth_sharing && total / (4 * threads) < most) {
+    nest shared = t;
+    at = stage_block(shared, std::max(total / (4 * threads), stage_min_elements));
+    if (at >= 0) t = shared;
+  }
+  if (at < 0) at = stage_block(t, most);
+  if (at < 0) return false;
+  // the outer loops (a loop of one when the block is the whole nest: the pair's shared loop)
+  const loop one{1, 0, 0, 0};
+  const loop* outer = at > 0 ? t.loops : &one;
+  const int nouter = at > 0 ? at : 1, count = t.nloops - at;
+  const loop* block = t.loops + at;
+  dim scratch[max_loops];
+  if (!scratch_strides(block, count, convert_first, scratch)) return false;
+  conversion move;  // a plain copy of the scratch's type
+  move.src = move.dst = convert_first ? n.cvt.dst : n.cvt.src;
+  nest a, b;
+  const bool made = convert_first
+                        ? stage_nest(outer, nouter, block, count, scratch, true, true, n.cvt, 0, dst_bytes, false, a) &&
+                              stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, true, b)
+                        : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, true, a) &&
+                              stage_nest(outer, nouter, block, count, scratch, false, true, n.cvt, n.zero_tail, dst_bytes, false, b);
+  if (!made) return false;
+  first = placed_nest{};
+  second = placed_nest{};
+  first.loops = a;
+  second.loops = b;
+  first.src_base = p.src_base;
+  second.dst_base = p.dst_base;
+  (convert_first ? first : second).scale_base = p.scale_base;
+  first.staged = convert_first ? stage::convert_to_scratch : stage::move_to_scratch;
+  second.staged = convert_first ? stage::move_from_scratch : stage::convert_from_scratch;
+  second.fused_loops = nouter;
+  return true;
+}
+
+}  // namespace memfmt::detail
