@@ -655,9 +655,11 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
         REQUIRE(k + 1 < nests.size());
         const memfmt::detail::placed_nest &p = nests[k], &q = nests[k + 1];
         CHECK(q.staged == (first == stage::convert_to_scratch ? stage::move_from_scratch : stage::convert_from_scratch));
-        CHECK(p.staged == first);
-        CHECK(p.loops.kind == first_kind);
-        CHECK(q.loops.kind == second_kind);
+        if (pairs == 1) {  // (the plan's first pair: the bulk of the tensor; the rest, partial blocks)
+          CHECK(p.staged == first);
+          CHECK(p.loops.kind == first_kind);
+          CHECK(q.loops.kind == second_kind);
+        }
         REQUIRE(q.fused_loops >= 1);
         // the shared loops have equal extents; the rest of each stage fits the scratch
         dim block_first = 1, block_second = 1;
@@ -716,6 +718,12 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   staged(parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0}), desc({32, 32, 3, 3}, s8, "OIhw4i16o4i"), none,
          stage::convert_to_scratch, kernel_kind::copy, kernel_kind::tile);
+  // rows of 16 b, 171 b contiguous in the source: the conversion's rows are longer, the
+  // move copies rows of 16 bytes
+  staged(desc({384, 171}, f32, "ab"), desc({384, 171}, s8, "AB16a16b"), per_input, stage::convert_to_scratch,
+         kernel_kind::copy, kernel_kind::copy);
+  staged(desc({384, 171}, s8, "AB16a16b"), desc({384, 171}, f32, "ab"), per_input, stage::move_to_scratch,
+         kernel_kind::copy, kernel_kind::copy);
   // long columns: the tile kernel's own loops are cut to the scratch (whole tiles of 16)
   staged(desc({1024, 512}, f32, "ab"), desc({1024, 512}, s8, "BA16a64b4a"), none, stage::convert_to_scratch,
          kernel_kind::copy, kernel_kind::tile);

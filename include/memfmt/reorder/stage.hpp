@@ -87,12 +87,13 @@ inline bool stage_nest(const loop* outer, int nouter, const loop* block, int cou
 /// The block of a tile nest `t` that a stage pair runs at once: the loops its kernel
 /// owns and, outside them, as many as keep it within `budget` elements, and a chunk of
 /// the next; or, when those it owns are already more, its outermost column loop cut to
-/// fit (into whole tiles of 16 when it is the only one). Returns the block's first loop, or -1 when no block of
+/// fit (into whole tiles of 16 when it is the only one; a copy's are not cut). Returns the block's first loop, or -1 when no block of
 /// stage_min_elements to `budget` elements fits.
 inline int stage_block(nest& t, dim budget) {
   int at = t.nloops - t.owned_loops();
   dim elements = 1;
   for (int k = at; k < t.nloops; ++k) elements *= t.loops[k].extent;
+  if (elements > budget && t.kind != kernel_kind::tile) return -1;
   if (elements <= budget) {
     while (at > 0 && elements * t.loops[at - 1].extent <= budget) elements *= t.loops[--at].extent;
     // and a chunk of the next (a divisor of its extent), if two or more iterations fit
@@ -125,7 +126,8 @@ inline int stage_block(nest& t, dim budget) {
 }
 
 /// Splits the converting nest `p` into a staged pair, `first` then `second`, where its
-/// layout change as a plain copy of the narrower type runs as tiles: the conversion into
+/// layout change as a plain copy of the narrower type runs as tiles, or as rows of a line
+/// or less that are 4 or more times as long in the conversion's order: the conversion into
 /// the scratch in source order, then the tiles to the destination; or, with a sum (which
 /// reads the destination) or a wider destination, the tiles into the scratch in
 /// destination order, then the conversion. Blocks hold at most stage_bytes of the
@@ -155,7 +157,12 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   simplify(t, false, bytes);
   t.zero_tail = convert_first ? n.zero_tail : 0;
   use_tiles(t, bytes);
-  if (t.kind != kernel_kind::tile) return false;
+  // tiles, or rows of at most a line that the conversion can take longer (OI16i16o from
+  // oi: rows of 16 o, against 16 x 16 o i contiguous in the source)
+  constexpr dim short_rows = 64;  // (bytes)
+  const bool tiles = t.kind == kernel_kind::tile;
+  const dim row = t.loops[t.nloops - 1].extent;
+  if (!tiles && (t.kind != kernel_kind::copy || row * bytes > short_rows)) return false;
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
   // judges it) and such blocks fit; else blocks as large as the scratch
   constexpr dim worth_sharing = dim{1} << 15;
@@ -182,10 +189,12 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   nest a, b;
   const bool made = convert_first
                         ? stage_nest(outer, nouter, block, count, scratch, true, true, n.cvt, 0, dst_bytes, false, a) &&
-                              stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, true, b)
-                        : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, true, a) &&
+                              stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, tiles, b)
+                        : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, tiles, a) &&
                               stage_nest(outer, nouter, block, count, scratch, false, true, n.cvt, n.zero_tail, dst_bytes, false, b);
   if (!made) return false;
+  const nest& converts = convert_first ? a : b;
+  if (!tiles && converts.loops[converts.nloops - 1].extent < 4 * row) return false;
   first = placed_nest{};
   second = placed_nest{};
   first.loops = a;
