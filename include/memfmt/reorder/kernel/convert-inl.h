@@ -567,6 +567,40 @@ void convert_rows(const void* src, dim src_step, void* dst, dim dst_step, dim n,
   convert_rows_inline<S, D>(src, src_step, dst, dst_step, n, rows, p);
 }
 
+/// store_rows for the common quantization: a scale per element, consecutive (a scale per
+/// channel along rows of channels), and nothing else; the same arithmetic, in the
+/// stores that pack 2 or 4 vectors at once (per vector, with the general steps' branches,
+/// f32 -> s8 along rows of 171 ran at a third of a common scale's speed).
+template <data_type D>
+void scale_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
+  const DF df;
+  const auto N = static_cast<dim>(hn::Lanes(df));
+  constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
+  const VF alpha = hn::Set(df, p.cvt->alpha);
+  const bool stream = p.stream;
+  for (dim r = 0; r < rows; ++r) {
+    const float* xr = x + r * x_step;
+    const float* scales = p.scales + r * p.row_scale_stride;
+    auto* d = static_cast<std::byte*>(dst) + r * dst_step;
+    // (alpha * scale rounds once, then the product with the value: as store_rows)
+    const auto load = [&](dim at) {
+      return no_contract_v(hn::Mul(hn::Mul(alpha, hn::LoadU(df, scales + at)), hn::LoadU(df, xr + at)));
+    };
+    dim k = 0;
+    if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
+      for (; k + 4 * N <= n; k += 4 * N)
+        store_f32_quad<D, true>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
+    }
+    for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D, true>(load(k), load(k + N), d + k * size, stream);
+    for (; k + N <= n; k += N) store_f32<D, true>(load(k), d + k * size, stream);
+    if (k < n) {
+      const dim left = n - k;
+      const VF v = no_contract_v(hn::Mul(hn::Mul(alpha, load_scales(scales, 1, k, left)), load_first(df, xr + k, left)));
+      store_f32_first<D>(v, d + k * size, left);
+    }
+  }
+}
+
 /// Stage B: `rows` rows of `n` f32 values, row r at `x` + r * x_step (any alignment),
 /// through the conversion arithmetic, stored as type D at `dst` + r * dst_step bytes
 /// (which is also read when beta != 0); row r's first scale is p.scales + r *
@@ -590,6 +624,10 @@ void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
 
   const bool has_scales = c.scales != nullptr;
   const bool per_lane_scale = has_scales && p.scale_stride != 0;
+  if constexpr (has_convert_rows) {  // (EMU128: see has_convert_rows)
+    if (per_lane_scale && p.scale_stride == 1 && c.src_zero_point == 0 && c.beta == 0.f && c.dst_zero_point == 0)
+      return scale_rows<D>(x, x_step, dst, dst_step, n, rows, p);
+  }
   const bool multiply = has_scales || c.alpha != 1.f;
   const bool has_src_zp = c.src_zero_point != 0;
   const bool has_beta = c.beta != 0.f;
