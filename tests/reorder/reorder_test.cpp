@@ -708,7 +708,7 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
   // order, then the conversion out of it
   staged(desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), desc({35, 37, 3, 3}, f32, "oihw"), per_output, stage::move_to_scratch,
          kernel_kind::tile, kernel_kind::copy);
-  staged(desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), desc({35, 37, 3, 3}, f32, "oihw"), none, stage::move_to_scratch,
+  staged(desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), desc({35, 37, 3, 3}, f32, "oihw"), per_output, stage::move_to_scratch,
          kernel_kind::tile, kernel_kind::copy);
   // a sum reads the destination: the conversion goes last, even into a narrower type
   sum.sum_beta = 0.5f;
@@ -718,12 +718,19 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   staged(parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0}), desc({32, 32, 3, 3}, s8, "OIhw4i16o4i"), none,
          stage::convert_to_scratch, kernel_kind::copy, kernel_kind::tile);
-  // rows of 16 b, 171 b contiguous in the source: the conversion's rows are longer, the
-  // move copies rows of 16 bytes
-  staged(desc({384, 171}, f32, "ab"), desc({384, 171}, s8, "AB16a16b"), per_input, stage::convert_to_scratch,
-         kernel_kind::copy, kernel_kind::copy);
-  staged(desc({384, 171}, s8, "AB16a16b"), desc({384, 171}, f32, "ab"), per_input, stage::move_to_scratch,
-         kernel_kind::copy, kernel_kind::copy);
+  // rows of 4 i, back to back in the source but too short for the copy kernel to run on
+  staged(desc({35, 37, 3, 3}, f32, "ohwi"), desc({35, 37, 3, 3}, s8, "OhwI16o4i"), per_output, stage::convert_to_scratch,
+         kernel_kind::copy, kernel_kind::tile);
+  // where the one pass is as fast, it stays: rows of 8 back to back, which the copy
+  // kernel converts as one long row, and tiles of 8 x 8 or more with no scale
+  const auto single_pass = [&](const desc& src, const desc& dst) {
+    INFO(src.str() << " -> " << dst.str());
+    const reorder r(src, dst);
+    for (const auto& p : r.nests()) CHECK(p.staged == stage::none);
+    check_plan(r, src, dst);
+  };
+  single_pass(desc({1, 96, 28, 28}, f32, "nChw8c"), desc({1, 96, 28, 28}, s8, "nChw16c"));
+  single_pass(desc({1, 96, 28, 28}, f32, "nChw8c"), desc({1, 96, 28, 28}, s8, "nchw"));
   // long columns: the tile kernel's own loops are cut to the scratch (whole tiles of 16)
   staged(desc({1024, 512}, f32, "ab"), desc({1024, 512}, s8, "BA16a64b4a"), none, stage::convert_to_scratch,
          kernel_kind::copy, kernel_kind::tile);

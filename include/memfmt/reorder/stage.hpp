@@ -17,6 +17,7 @@
 /// The first converts 64 rows of 32 source elements at a time into the scratch, the
 /// second moves them as tiles of 2-byte units.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "memfmt/core/data_type.hpp"
@@ -87,13 +88,12 @@ inline bool stage_nest(const loop* outer, int nouter, const loop* block, int cou
 /// The block of a tile nest `t` that a stage pair runs at once: the loops its kernel
 /// owns and, outside them, as many as keep it within `budget` elements, and a chunk of
 /// the next; or, when those it owns are already more, its outermost column loop cut to
-/// fit (into whole tiles of 16 when it is the only one; a copy's are not cut). Returns the block's first loop, or -1 when no block of
+/// fit (into whole tiles of 16 when it is the only one). Returns the block's first loop, or -1 when no block of
 /// stage_min_elements to `budget` elements fits.
 inline int stage_block(nest& t, dim budget) {
   int at = t.nloops - t.owned_loops();
   dim elements = 1;
   for (int k = at; k < t.nloops; ++k) elements *= t.loops[k].extent;
-  if (elements > budget && t.kind != kernel_kind::tile) return -1;
   if (elements <= budget) {
     while (at > 0 && elements * t.loops[at - 1].extent <= budget) elements *= t.loops[--at].extent;
     // and a chunk of the next (a divisor of its extent), if two or more iterations fit
@@ -125,21 +125,45 @@ inline int stage_block(nest& t, dim budget) {
   return elements >= stage_min_elements ? at : -1;
 }
 
+/// Whether the kernel of the converting nest `n` does as well as a staged pair would:
+/// - a copy of rows of 8 to short_converted_row elements back to back on one side, with
+///   scales that run on from row to row, which the copy kernel converts as one long row
+///   (nChw8c -> nChw16c f32 -> s8; staged, the move of 8-byte rows would be the slower);
+/// - a transpose of tiles 8 x 8 or larger without scales, which converts in registers
+///   (nChw8c -> nchw f32 -> s8; with a scale per channel, oihw -> OIhw8o8i, its scales
+///   cost more than the stage).
+inline bool converts_well_in_one_pass(const nest& n) {
+  if (n.nloops < 2) return false;
+  if (n.kind == kernel_kind::copy) {
+    const loop &row = n.loops[n.nloops - 1], &rows = n.loops[n.nloops - 2];
+    return row.extent >= 8 && row.extent < short_converted_row &&
+           (rows.src_stride == row.extent || rows.dst_stride == row.extent) &&
+           rows.scale_stride == row.extent * row.scale_stride;
+  }
+  if (n.kind == kernel_kind::transpose) {
+    const dim columns = n.loops[n.nloops - 1].extent * (n.column_loops == 2 ? n.loops[n.nloops - 3].extent : 1);
+    bool scaled = false;
+    for (int k = 0; k < n.nloops; ++k) scaled = scaled || n.loops[k].scale_stride != 0;
+    return !scaled && std::min(columns, n.loops[n.nloops - 2].extent) >= 8;
+  }
+  return false;
+}
+
 /// Splits the converting nest `p` into a staged pair, `first` then `second`, where its
-/// layout change as a plain copy of the narrower type runs as tiles, or as rows of a line
-/// or less that are 4 or more times as long in the conversion's order: the conversion into
+/// layout change as a plain copy of the narrower type runs as tiles: the conversion into
 /// the scratch in source order, then the tiles to the destination; or, with a sum (which
 /// reads the destination) or a wider destination, the tiles into the scratch in
 /// destination order, then the conversion. Blocks hold at most stage_bytes of the
 /// scratch's type, and with `threads` > 1 are small enough to give each 4 or more.
-/// Returns false, writing nothing, where that does not apply.
+/// Returns false, writing nothing, where that does not apply or the nest converts well
+/// in one pass.
 /// @pre p simplified, its conversion set and not a plain copy, not a zero fill, not
 ///      fused, not split for threads; zero points, if any, not the integer path's
 /// @post second.fused_loops >= 1 loops outermost in both, of equal extents; the pair
 ///       visits the elements of `p` with the same offsets and scale offsets
 inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& first, placed_nest& second) {
   const nest& n = p.loops;
-  if (n.kind == kernel_kind::zero_fill) return false;
+  if (n.kind == kernel_kind::zero_fill || converts_well_in_one_pass(n)) return false;
   if (n.zero_tail != 0) {  // its zeros follow a run of more than one element (simplify keeps it whole)
     bool run = false;
     for (int k = 0; k < n.nloops; ++k) run = run || (n.loops[k].dst_stride == 1 && n.loops[k].extent > 1);
@@ -157,12 +181,7 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   simplify(t, false, bytes);
   t.zero_tail = convert_first ? n.zero_tail : 0;
   use_tiles(t, bytes);
-  // tiles, or rows of at most a line that the conversion can take longer (OI16i16o from
-  // oi: rows of 16 o, against 16 x 16 o i contiguous in the source)
-  constexpr dim short_rows = 64;  // (bytes)
-  const bool tiles = t.kind == kernel_kind::tile;
-  const dim row = t.loops[t.nloops - 1].extent;
-  if (!tiles && (t.kind != kernel_kind::copy || row * bytes > short_rows)) return false;
+  if (t.kind != kernel_kind::tile) return false;
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
   // judges it) and such blocks fit; else blocks as large as the scratch
   constexpr dim worth_sharing = dim{1} << 15;
@@ -189,12 +208,10 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   nest a, b;
   const bool made = convert_first
                         ? stage_nest(outer, nouter, block, count, scratch, true, true, n.cvt, 0, dst_bytes, false, a) &&
-                              stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, tiles, b)
-                        : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, tiles, a) &&
+                              stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, true, b)
+                        : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, true, a) &&
                               stage_nest(outer, nouter, block, count, scratch, false, true, n.cvt, n.zero_tail, dst_bytes, false, b);
   if (!made) return false;
-  const nest& converts = convert_first ? a : b;
-  if (!tiles && converts.loops[converts.nloops - 1].extent < 4 * row) return false;
   first = placed_nest{};
   second = placed_nest{};
   first.loops = a;

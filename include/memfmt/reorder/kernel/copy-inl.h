@@ -396,10 +396,6 @@ HWY_INLINE void copy_rows_into_zeros(const std::byte* src, std::byte* dst, const
   });
 }
 
-/// Converted rows shorter than this many elements go through a buffer when they lie
-/// back to back on one side (copy_kernel::converted_rows).
-inline constexpr dim short_converted_row = 64;
-
 /// The `copy` kind for one nest: everything that does not change per row.
 struct copy_kernel {
   const conversion* cvt;

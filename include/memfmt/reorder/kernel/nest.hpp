@@ -53,6 +53,10 @@ enum class kernel_kind {
               ///< at unit level, whose units go straight through
 };
 
+/// Converted rows shorter than this many elements go through a buffer when they lie
+/// back to back on one side (the copy kernel's converted_rows): converted as one long row.
+inline constexpr dim short_converted_row = 64;
+
 /// Rows a nest of the `tile` kind has at most (its kernel keeps their source offsets).
 inline constexpr dim tile_rows_max = 256;
 
