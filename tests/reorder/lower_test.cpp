@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "memfmt/reorder/lower.hpp"
+#include "nest_elements.hpp"
 
 using memfmt::dim;
 using memfmt::detail::kernel_kind;
@@ -16,7 +17,8 @@ using memfmt::detail::nest;
 
 namespace {
 
-using offsets = std::tuple<dim, dim, dim>;  // src, dst, scale
+using memfmt_test::elements;
+using memfmt_test::offsets;
 
 nest make_nest(kernel_kind kind, std::initializer_list<loop> loops, int column_loops = 1) {
   nest n;
@@ -26,34 +28,6 @@ nest make_nest(kernel_kind kind, std::initializer_list<loop> loops, int column_l
   return n;
 }
 
-// The offsets of every element of the outer iterations [begin, end), in visiting order.
-std::vector<offsets> elements(const nest& n, dim begin, dim end) {
-  const int outer_loops = n.nloops - n.owned_loops();
-  std::vector<offsets> out;
-  for (dim it = begin; it < end; ++it) {
-    dim index[memfmt::detail::max_loops] = {};
-    for (dim rest = it, k = outer_loops - 1; k >= 0; --k) {
-      index[k] = rest % n.loops[k].extent;
-      rest /= n.loops[k].extent;
-    }
-    for (;;) {
-      dim s = 0, d = 0, c = 0;
-      for (int k = 0; k < n.nloops; ++k) {
-        s += index[k] * n.loops[k].src_stride;
-        d += index[k] * n.loops[k].dst_stride;
-        c += index[k] * n.loops[k].scale_stride;
-      }
-      out.emplace_back(s, d, c);
-      int k = n.nloops - 1;
-      for (; k >= outer_loops; --k) {
-        if (++index[k] < n.loops[k].extent) break;
-        index[k] = 0;
-      }
-      if (k < outer_loops) break;
-    }
-  }
-  return out;
-}
 
 std::vector<offsets> sorted(std::vector<offsets> v) {
   std::sort(v.begin(), v.end());

@@ -13,6 +13,7 @@
 
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/reorder/lower.hpp"
+#include "nest_elements.hpp"
 #include "memfmt/reorder/plan_str.hpp"
 #include "memfmt/reorder/stage.hpp"
 
@@ -27,7 +28,8 @@ using memfmt::detail::stage;
 
 namespace {
 
-using offsets = std::tuple<dim, dim, dim>;  // src, dst, scale
+using memfmt_test::elements;
+using memfmt_test::offsets;
 
 // The nests of src -> dst with scales over the dims of `mask` (row-major), converting
 // with a sum `beta`.
@@ -50,34 +52,6 @@ std::vector<placed_nest> lowered(const desc& src, const desc& dst, int mask, flo
   return nests;
 }
 
-// The offsets of every element of outer iterations [begin, end) of `n`, in order.
-std::vector<offsets> elements(const nest& n, dim begin, dim end) {
-  const int outer = n.nloops - n.owned_loops();
-  std::vector<offsets> out;
-  for (dim it = begin; it < end; ++it) {
-    dim index[memfmt::detail::max_loops] = {};
-    for (dim rest = it, k = outer - 1; k >= 0; --k) {
-      index[k] = rest % n.loops[k].extent;
-      rest /= n.loops[k].extent;
-    }
-    for (;;) {
-      dim s = 0, d = 0, c = 0;
-      for (int k = 0; k < n.nloops; ++k) {
-        s += index[k] * n.loops[k].src_stride;
-        d += index[k] * n.loops[k].dst_stride;
-        c += index[k] * n.loops[k].scale_stride;
-      }
-      out.emplace_back(s, d, c);
-      int k = n.nloops - 1;
-      for (; k >= outer; --k) {
-        if (++index[k] < n.loops[k].extent) break;
-        index[k] = 0;
-      }
-      if (k < outer) break;
-    }
-  }
-  return out;
-}
 
 // The pair (first, second) joined through the scratch, iteration by iteration of their
 // shared loops, as (src, dst, scale) from the plan's bases; checks the scratch on the way.

@@ -449,6 +449,23 @@ inline bool converts_in_one_pass(const conversion& c, dim scale_stride) {
   return c.src_zero_point == 0 && c.dst_zero_point == 0 && c.beta == 0.f && (c.scales == nullptr || scale_stride == 0);
 }
 
+/// Stores the whole vectors of a row of `n` results as type D at `d`, `load(k)` giving
+/// the f32 results of elements [k, k + lanes), 4 or 2 vectors at a time where stores
+/// pack them; returns where the whole vectors end.
+template <data_type D, bool MayBeNaN, class Load>
+HWY_INLINE dim store_row_vectors(const Load& load, std::byte* d, dim n, bool stream) {
+  const auto N = static_cast<dim>(hn::Lanes(DF()));
+  constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
+  dim k = 0;
+  if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
+    for (; k + 4 * N <= n; k += 4 * N)
+      store_f32_quad<D, MayBeNaN>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
+  }
+  for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D, MayBeNaN>(load(k), load(k + N), d + k * size, stream);
+  for (; k + N <= n; k += N) store_f32<D, MayBeNaN>(load(k), d + k * size, stream);
+  return k;
+}
+
 /// The rows of convert_rows_inline, with the multiplication (by alpha times the row's
 /// scale when `scales` is not null) chosen at compile time. (Streaming is not: as a
 /// template parameter it added 15 % to the compile time of memfmt.hpp with header-only
@@ -528,13 +545,7 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
     std::byte* d = dst + r * dst_step;
     const VF m = hn::Set(df, factor(r));
     const auto load = [&](dim at) { return times(m, load_f32<S>(s + at * src_size)); };
-    dim k = 0;
-    if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
-      for (; k + 4 * N <= n; k += 4 * N)
-        store_f32_quad<D, may_be_nan>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * dst_size, stream);
-    }
-    for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D, may_be_nan>(load(k), load(k + N), d + k * dst_size, stream);
-    for (; k + N <= n; k += N) store_f32<D, may_be_nan>(load(k), d + k * dst_size, stream);
+    const dim k = store_row_vectors<D, may_be_nan>(load, d, n, stream);
     if (k < n) store_f32_first<D, may_be_nan>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
     if (zeros != 0) store_f32_first<D, false>(hn::Zero(df), d + n * dst_size, zeros);
   }
@@ -574,7 +585,6 @@ void convert_rows(const void* src, dim src_step, void* dst, dim dst_step, dim n,
 template <data_type D>
 void scale_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
   const DF df;
-  const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
   const VF alpha = hn::Set(df, p.cvt->alpha);
   const bool stream = p.stream;
@@ -586,13 +596,7 @@ void scale_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
     const auto load = [&](dim at) {
       return no_contract_v(hn::Mul(hn::Mul(alpha, hn::LoadU(df, scales + at)), hn::LoadU(df, xr + at)));
     };
-    dim k = 0;
-    if constexpr ((D == data_type::s8 || D == data_type::u8) && packs_bytes) {
-      for (; k + 4 * N <= n; k += 4 * N)
-        store_f32_quad<D, true>(load(k), load(k + N), load(k + 2 * N), load(k + 3 * N), d + k * size, stream);
-    }
-    for (; k + 2 * N <= n; k += 2 * N) store_f32_pair<D, true>(load(k), load(k + N), d + k * size, stream);
-    for (; k + N <= n; k += N) store_f32<D, true>(load(k), d + k * size, stream);
+    const dim k = store_row_vectors<D, true>(load, d, n, stream);
     if (k < n) {
       const dim left = n - k;
       const VF v = no_contract_v(hn::Mul(hn::Mul(alpha, load_scales(scales, 1, k, left)), load_first(df, xr + k, left)));
