@@ -626,6 +626,9 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   CHECK(tiles_of(reorder(desc({2, 32, 8, 8}, f32, "nchw"), desc({2, 32, 8, 8}, f32, "nChw16c"))).empty());
   // conversions and scales are not the tiles' own work: they take a stage of their own
   // (next test)
+  reorder_attr scaled;
+  scaled.src_scales = memfmt::scales{0, {0.5f}};
+  check(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), scaled);
   const reorder converting(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"));
   for (const auto& p : converting.nests())
     CHECK((p.loops.kind != kernel_kind::tile || p.staged != memfmt::detail::stage::none));
@@ -731,6 +734,23 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
   };
   single_pass(desc({1, 96, 28, 28}, f32, "nChw8c"), desc({1, 96, 28, 28}, s8, "nChw16c"));
   single_pass(desc({1, 96, 28, 28}, f32, "nChw8c"), desc({1, 96, 28, 28}, s8, "nchw"));
+  // zeros after long destination runs (992 of 1024): blocks never cut a run short, for
+  // any thread count, in any order of the chunks (each run's zeros follow it whole)
+  {
+    const desc src({64, 992}, s8, "Ab4a"), dst({64, 992}, f32, "aB1024b");
+    const memfmt::parallel_for_fn reverse = [](dim count, const std::function<void(dim, dim)>& body) {
+      for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
+    };
+    for (const int threads : {1, 2, 6, 8}) {
+      INFO(threads << " threads");
+      reorder_attr a;
+      a.threads = threads;
+      const reorder r(src, dst, a);
+      INFO(r.plan_str());
+      check_plan(r, src, dst, a);
+      check_plan_at(r, make_reference_run(src, dst, 9), 0, 0, 9, &reverse);
+    }
+  }
   // long columns: the tile kernel's own loops are cut to the scratch (whole tiles of 16)
   staged(desc({1024, 512}, f32, "ab"), desc({1024, 512}, s8, "BA16a64b4a"), none, stage::convert_to_scratch,
          kernel_kind::copy, kernel_kind::tile);

@@ -113,9 +113,12 @@ TEST_CASE("a staged pair visits the nest's elements at the same offsets, through
       // the move first: a wider destination, or a sum
       {desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), desc({35, 37, 3, 3}, f32, "oihw"), 1, 0.f, stage::move_to_scratch},
       {desc({35, 37, 3, 3}, f32, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), 0, 0.5f, stage::move_to_scratch},
+      // zeros after runs of the destination (5 of 16 i in the last block of i)
+      {desc({35, 37, 3, 3}, f32, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw16o16i"), 1, 0.f, stage::convert_to_scratch},
   };
+  int zero_tails = 0;
   for (const problem& pr : problems) {
-    for (const dim threads : {1, 2}) {
+    for (const dim threads : {1, 2, 6}) {
       INFO(pr.src.str() << " -> " << pr.dst.str() << ", " << threads << " threads");
       int staged = 0;
       for (const placed_nest& p : lowered(pr.src, pr.dst, pr.mask, pr.beta)) {
@@ -136,6 +139,16 @@ TEST_CASE("a staged pair visits the nest's elements at the same offsets, through
         CHECK(converts.cvt.dst == p.loops.cvt.dst);
         CHECK(converts.cvt.beta == p.loops.cvt.beta);
         CHECK(second.loops.zero_tail == p.loops.zero_tail);
+        // a run that zeros follow goes whole, in the stage that writes the destination
+        if (p.loops.zero_tail != 0) {
+          dim run = 0, staged_run = 0;
+          for (int k = 0; k < p.loops.nloops; ++k)
+            if (p.loops.loops[k].dst_stride == 1) run = p.loops.loops[k].extent;
+          for (int k = 0; k < second.loops.nloops; ++k)
+            if (second.loops.loops[k].dst_stride == 1) staged_run = second.loops.loops[k].extent;
+          CHECK(staged_run == run);
+          ++zero_tails;
+        }
         const data_type scratch_type = pr.first == stage::convert_to_scratch ? pr.dst.get_data_type() : pr.src.get_data_type();
         const dim scratch = memfmt::detail::stage_bytes / static_cast<dim>(memfmt::data_type_size(scratch_type));
         std::vector<offsets> own = elements(p.loops, 0, p.loops.outer_count());
@@ -154,6 +167,7 @@ TEST_CASE("a staged pair visits the nest's elements at the same offsets, through
       CHECK(staged >= 1);
     }
   }
+  CHECK(zero_tails >= 1);
 }
 
 TEST_CASE("a staged pair, loop by loop: f32 ab -> s8 OI16i64o2i with a scale per input channel", "[stage]") {
@@ -192,6 +206,8 @@ TEST_CASE("what stays in one pass", "[stage]") {
   CHECK(staged_any(lowered(desc({128, 57, 3, 3}, f32, "oihw"), desc({128, 57, 3, 3}, s8, "OIhw8o8i"), 1)));
   // blocks too small to pay for two calls
   CHECK_FALSE(staged_any(lowered(desc({1, 19, 2, 5}, f32, "nchw"), desc({1, 19, 2, 5}, s8, "aBcd2b"), 2)));
+  // zeros after long destination runs (992 of 1024 b), which blocks may not cut short
+  CHECK_FALSE(staged_any(lowered(desc({64, 992}, s8, "Ab4a"), desc({64, 992}, f32, "aB1024b"), 0)));
   // nothing to tile: a plain layout on both sides
   CHECK_FALSE(staged_any(lowered(desc({64, 64}, f32, "ab"), desc({64, 64}, s8, "ab"), 2)));
 }

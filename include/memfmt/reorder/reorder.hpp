@@ -332,8 +332,9 @@ class reorder {
     // cut for the threads that will run the plan (one thread: pieces would only cut the
     // kernel's runs short)
     const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
-    // conversions whose layout change would run as tiles go in two stages (the integer
-    // path's kernel runs whole nests)
+    // conversions whose layout change would run as tiles go in two stages (not on the
+    // integer path: run_integer_nest applies the reorder's conversion to every nest, a
+    // stage's move too)
     const bool converts = !cvt.is_plain_copy() || !plan_.scales.empty();
     std::vector<detail::placed_nest> planned;
     planned.reserve(nests.size());

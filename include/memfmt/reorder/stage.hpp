@@ -6,16 +6,16 @@
 /// runs as tiles, whole vectors in and out. Such a nest becomes a pair that goes block
 /// by block of its inner loops through a thread's scratch (in L1): the conversion, in
 /// the order of the side it reads or writes contiguously, and the tile move, in the
-/// narrower of the two types. Each element is converted once, by the same arithmetic,
+/// narrower of the two types (the source's, with a sum). Each element is converted once, by the same arithmetic,
 /// so results are those of one pass, bit for bit.
 ///
-/// Example (f32 `ab` -> s8 `OI16i64o2i`, 384 x 171, scales along b):
+/// Example (f32 `ab` -> s8 `OI16i64o2i`, 384 x 171, scales along b, one thread):
 ///
-///     copy @src+0 scratch: 6(10944,0) 5(32,0,sc32) | 64(171,32) 32(1,1,sc1)
-///     tile @scratch dst+0: 6(0,12288) 5(0,2048) | rows 64(32,2) columns 16(2,128) unit 2(1,1)  staged ...
+///     copy @src+0 scratch: 6(10944,0) | 64(171,160) 160(1,1,sc1)
+///     tile @scratch dst+0: 6(0,12288) | rows 64(160,2) columns 80(2,128) unit 2(1,1)  staged ...
 ///
-/// The first converts 64 rows of 32 source elements at a time into the scratch, the
-/// second moves them as tiles of 2-byte units.
+/// Per block of 64 a, the first converts 64 rows of 160 source elements into the
+/// scratch, the second moves them as tiles of 2-byte units (2 b).
 
 #include <algorithm>
 #include <cstdint>
@@ -26,8 +26,8 @@
 
 namespace memfmt::detail {
 
-/// Bytes of a thread's scratch block: a third of an L1 data cache, which also holds the
-/// lines both stages stream through.
+/// Bytes of a thread's scratch block: a fraction of an L1 data cache (32 or 48 KiB), which
+/// also holds the lines both stages stream through.
 inline constexpr dim stage_bytes = dim{16} << 10;
 
 /// Blocks of fewer elements are not staged (two kernel calls and a pass over the scratch
@@ -112,6 +112,7 @@ inline int stage_block(nest& t, dim budget) {
   } else {
     const int pick = at + t.tile_row_loops;
     const loop l = t.loops[pick];
+    if (t.zero_tail != 0 && l.dst_stride == 1) return -1;  // (its zeros follow the whole run)
     const dim per = elements / l.extent, granule = t.tile_column_loops == 1 ? 16 : 1;
     dim c = std::min(l.extent, budget / per) / granule * granule;
     while (c > 0 && l.extent % c != 0) c -= granule;
@@ -150,7 +151,8 @@ inline bool converts_well_in_one_pass(const nest& n) {
 }
 
 /// Splits the converting nest `p` into a staged pair, `first` then `second`, where its
-/// layout change as a plain copy of the narrower type runs as tiles: the conversion into
+/// layout change as a plain copy of the narrower type (the source's, with a sum) runs
+/// as tiles: the conversion into
 /// the scratch in source order, then the tiles to the destination; or, with a sum (which
 /// reads the destination) or a wider destination, the tiles into the scratch in
 /// destination order, then the conversion. Blocks hold at most stage_bytes of the
@@ -164,7 +166,7 @@ inline bool converts_well_in_one_pass(const nest& n) {
 inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& first, placed_nest& second) {
   const nest& n = p.loops;
   if (n.kind == kernel_kind::zero_fill || converts_well_in_one_pass(n)) return false;
-  if (n.zero_tail != 0) {  // its zeros follow a run of more than one element (simplify keeps it whole)
+  if (n.zero_tail != 0) {  // zeros after runs of one element: simplify would drop the run's loop
     bool run = false;
     for (int k = 0; k < n.nloops; ++k) run = run || (n.loops[k].dst_stride == 1 && n.loops[k].extent > 1);
     if (!run) return false;
@@ -174,43 +176,45 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   const bool convert_first = n.cvt.beta == 0.f && dst_bytes <= src_bytes;
   const dim bytes = convert_first ? dst_bytes : src_bytes;  // of the scratch's type
   if (bytes > 4) return false;
-  // the layout change as a plain copy of that type, with the zeros it would write
+  // the layout change as a plain copy of that type, with the destination's zeros (which
+  // keep the run they follow among its rows: see stage_block)
   nest t;
   t.nloops = n.nloops;
   for (int k = 0; k < n.nloops; ++k) t.loops[k] = n.loops[k];
   simplify(t, false, bytes);
-  t.zero_tail = convert_first ? n.zero_tail : 0;
+  t.zero_tail = n.zero_tail;
   use_tiles(t, bytes);
   if (t.kind != kernel_kind::tile) return false;
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
-  // judges it) and such blocks fit; else blocks as large as the scratch
+  // judges it) and such blocks make a pair; else blocks as large as the scratch
   constexpr dim worth_sharing = dim{1} << 15;
   dim total = 1;
   for (int k = 0; k < t.nloops; ++k) total *= t.loops[k].extent;
   const dim most = stage_bytes / bytes;
-  int at = -1;
-  if (threads > 1 && total >= worth_sharing && total / (4 * threads) < most) {
-    nest shared = t;
-    at = stage_block(shared, std::max(total / (4 * threads), stage_min_elements));
-    if (at >= 0) t = shared;
-  }
-  if (at < 0) at = stage_block(t, most);
-  if (at < 0) return false;
-  // the outer loops (a loop of one when the block is the whole nest: the pair's shared loop)
-  const loop one{1, 0, 0, 0};
-  const loop* outer = at > 0 ? t.loops : &one;
-  const int nouter = at > 0 ? at : 1, count = t.nloops - at;
-  const loop* block = t.loops + at;
-  dim scratch[max_loops];
-  if (!scratch_strides(block, count, convert_first, scratch)) return false;
+  const bool share = threads > 1 && total >= worth_sharing && total / (4 * threads) < most;
   conversion move;  // a plain copy of the scratch's type
   move.src = move.dst = convert_first ? n.cvt.dst : n.cvt.src;
   nest a, b;
-  const bool made = convert_first
-                        ? stage_nest(outer, nouter, block, count, scratch, true, true, n.cvt, 0, dst_bytes, false, a) &&
-                              stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, true, b)
-                        : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, true, a) &&
-                              stage_nest(outer, nouter, block, count, scratch, false, true, n.cvt, n.zero_tail, dst_bytes, false, b);
+  int nouter = 0;
+  const auto pair = [&](dim budget) {
+    nest cut = t;
+    const int at = stage_block(cut, budget);
+    if (at < 0) return false;
+    // the outer loops (a loop of one when the block is the whole nest: the pair's shared loop)
+    const loop one{1, 0, 0, 0};
+    const loop* outer = at > 0 ? cut.loops : &one;
+    nouter = at > 0 ? at : 1;
+    const int count = cut.nloops - at;
+    const loop* block = cut.loops + at;
+    dim scratch[max_loops];
+    if (!scratch_strides(block, count, convert_first, scratch)) return false;
+    return convert_first
+               ? stage_nest(outer, nouter, block, count, scratch, true, true, n.cvt, 0, dst_bytes, false, a) &&
+                     stage_nest(outer, nouter, block, count, scratch, false, false, move, n.zero_tail, dst_bytes, true, b)
+               : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, true, a) &&
+                     stage_nest(outer, nouter, block, count, scratch, false, true, n.cvt, n.zero_tail, dst_bytes, false, b);
+  };
+  const bool made = (share && pair(std::max(total / (4 * threads), stage_min_elements))) || pair(most);
   if (!made) return false;
   first = placed_nest{};
   second = placed_nest{};
