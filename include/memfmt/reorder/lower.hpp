@@ -561,6 +561,10 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
   if (!scale_varies) scale.clear();
 }
 
+/// Nests that write fewer elements run their loops on one thread: 2^15 of f32 move 256
+/// KiB, about 3 us on a core, some three times what starting a team of threads costs.
+inline constexpr dim worth_sharing = dim{1} << 15;
+
 /// How many pieces to cut a loop of `extent` into for threads: as many as `want`, up to
 /// 8 times as many, else fewer (at least 2), the first count that `fits`; 0 if none does.
 template <class Fits>
@@ -579,7 +583,6 @@ dim piece_count(dim want, dim extent, const Fits& fits) {
 /// then still runs on every thread.
 /// @post the nest visits the same elements with the same offsets
 inline void split_tiles_for_threads(nest& n, dim threads) {
-  constexpr dim worth_sharing = dim{1} << 15;  // (elements written, as for other kinds)
   dim total = 1;
   for (int k = 0; k < n.nloops; ++k) total *= n.loops[k].extent;
   const dim outer = n.outer_count(), pieces = 4 * threads;
@@ -614,9 +617,6 @@ inline void split_tiles_for_threads(nest& n, dim threads) {
 inline void split_for_threads(nest& n, dim threads) {
   if (n.kind == kernel_kind::tile) return split_tiles_for_threads(n, threads);
   if (n.kind == kernel_kind::gather || n.kind == kernel_kind::interleave) return;  // fixed blocks
-  // elements written: 2^15 of f32 move 256 KiB, about 3 us on a core, some three times
-  // what starting a team of threads costs
-  constexpr dim worth_sharing = dim{1} << 15;
   const dim pieces = 4 * threads;
   // the loop whose runs the padding zeros follow (its index moves as loops are split)
   const auto run_loop = [&n] { return n.kind == kernel_kind::transpose ? n.nloops - 2 : n.nloops - 1; };

@@ -187,7 +187,6 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   if (t.kind != kernel_kind::tile) return false;
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
   // judges it) and such blocks make a pair; else blocks as large as the scratch
-  constexpr dim worth_sharing = dim{1} << 15;
   dim total = 1;
   for (int k = 0; k < t.nloops; ++k) total *= t.loops[k].extent;
   const dim most = stage_bytes / bytes;
