@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "memfmt/reorder/kernel/nest.hpp"
-#include "memfmt/reorder/lower.hpp"
+#include "memfmt/reorder/placed_nest.hpp"
 
 namespace memfmt::detail {
 
@@ -45,7 +45,7 @@ inline std::string nest_str(const placed_nest& p) {
     s += text;
     s += std::to_string(v);
   };
-  // a staged pair's offsets into the scratch (stage.hpp) are its own
+  // a staged pair's offsets into the scratch (pass/stage.hpp) are its own
   const bool from_scratch = p.staged == stage::move_from_scratch || p.staged == stage::convert_from_scratch;
   const bool to_scratch = p.staged == stage::convert_to_scratch || p.staged == stage::move_to_scratch;
   if (from_scratch) {

@@ -26,7 +26,9 @@
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
 #include "memfmt/reorder/plan_str.hpp"
-#include "memfmt/reorder/stage.hpp"
+#include "memfmt/reorder/pass/stage.hpp"
+#include "memfmt/reorder/pass/threads.hpp"
+#include "memfmt/reorder/pass/tiles.hpp"
 
 // Reorders run on OpenMP threads in a program compiled with OpenMP (-fopenmp), as its
 // author expects; MEMFMT_USE_OPENMP=0 keeps them on the calling thread, =1 asks for
@@ -215,7 +217,7 @@ class reorder {
     }
   }
 
-  /// Iterations [begin, end) of a staged pair's shared loops (see stage.hpp): in each, the
+  /// Iterations [begin, end) of a staged pair's shared loops (see pass/stage.hpp): in each, the
   /// first stage fills this thread's scratch and the second empties it.
   void run_staged(std::array<ready_nest, max_fused> pair, dim shared, dim begin, dim end) const {
     alignas(64) unsigned char scratch[detail::stage_bytes];

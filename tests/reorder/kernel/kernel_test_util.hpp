@@ -234,7 +234,7 @@ inline test_case make_case(kernel_kind kind, data_type S, data_type D, std::mt19
       for (int k = nouter; k < n.nloops; ++k) put_first(dst_order, k);
       break;
     case kernel_kind::interleave:  // its blocks have a fixed shape: make_interleave_case
-    case kernel_kind::tile:        // planned by use_tiles: reorder_test, lower_test
+    case kernel_kind::tile:        // planned by use_tiles: reorder_test, reorder.pass.tiles
       std::abort();
     case kernel_kind::strided:
     case kernel_kind::zero_fill:

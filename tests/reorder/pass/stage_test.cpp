@@ -1,4 +1,4 @@
-// Conversions staged through a scratch (memfmt/reorder/stage.hpp): the pair of nests a
+// Conversions staged through a scratch (memfmt/reorder/pass/stage.hpp): the pair of nests a
 // converting nest becomes. By brute force, every element of both stages joined through
 // the scratch gives the nest's own source, destination and scale offsets, each once,
 // within the scratch, every scratch element read written first; and one worked
@@ -15,7 +15,7 @@
 #include "memfmt/reorder/lower.hpp"
 #include "nest_elements.hpp"
 #include "memfmt/reorder/plan_str.hpp"
-#include "memfmt/reorder/stage.hpp"
+#include "memfmt/reorder/pass/stage.hpp"
 
 using memfmt::data_type;
 using memfmt::desc;

@@ -22,7 +22,10 @@
 
 #include "memfmt/core/data_type.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
-#include "memfmt/reorder/lower.hpp"
+#include "memfmt/reorder/pass/simplify.hpp"
+#include "memfmt/reorder/pass/threads.hpp"
+#include "memfmt/reorder/pass/tiles.hpp"
+#include "memfmt/reorder/placed_nest.hpp"
 
 namespace memfmt::detail {
 

@@ -1,4 +1,4 @@
-// The plan's lowering (memfmt/reorder/lower.hpp): how a nest is shared among threads.
+// Sharing a nest among threads (memfmt/reorder/pass/threads.hpp).
 // Every element of every nest is enumerated by brute force, before and after the split.
 #include <catch2/catch.hpp>
 
@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "memfmt/reorder/lower.hpp"
+#include "memfmt/reorder/pass/threads.hpp"
 #include "nest_elements.hpp"
 
 using memfmt::dim;
@@ -18,21 +18,10 @@ using memfmt::detail::nest;
 namespace {
 
 using memfmt_test::elements;
+using memfmt_test::make_nest;
 using memfmt_test::offsets;
+using memfmt_test::sorted_elements;
 
-nest make_nest(kernel_kind kind, std::initializer_list<loop> loops, int column_loops = 1) {
-  nest n;
-  n.kind = kind;
-  n.column_loops = column_loops;
-  for (const loop& l : loops) n.loops[n.nloops++] = l;
-  return n;
-}
-
-
-std::vector<offsets> sorted(std::vector<offsets> v) {
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 // The transposes of nhwc <-> nchw over `channels` x `pixels` f32 elements.
 nest nhwc_to_nchw(dim channels, dim pixels) {
@@ -66,8 +55,12 @@ TEST_CASE("a nest split for threads visits the same elements at the same offsets
   // 48 channels of a 64-channel block: the columns split first, the rows must not be
   nests.push_back(make_nest(kernel_kind::transpose, {{48, 3844, 1, 0}, {3844, 1, 64, 0}}));
   nests.back().zero_tail = 16;
+  // tiles: 16 rows of 4096 columns in one tile loop, cut into whole tiles
+  nests.push_back(make_nest(kernel_kind::tile, {{16, 4096, 1}, {4096, 1, 16}}));
+  nests.back().tile_row_loops = 1;
+  nests.back().tile_column_loops = 1;
   for (const nest& original : nests) {
-    const std::vector<offsets> expected = sorted(elements(original, 0, original.outer_count()));
+    const std::vector<offsets> expected = sorted_elements(original);
     for (const dim threads : {1, 2, 3, 4, 8, 64}) {
       nest split = original;
       memfmt::detail::split_for_threads(split, threads);
@@ -80,7 +73,7 @@ TEST_CASE("a nest split for threads visits the same elements at the same offsets
         const int run = original.nloops - (original.kind == kernel_kind::transpose ? 2 : 1);
         CHECK(split.loops[run + split.nloops - original.nloops].extent == original.loops[run].extent);
       }
-      REQUIRE(sorted(elements(split, 0, split.outer_count())) == expected);
+      REQUIRE(sorted_elements(split) == expected);
     }
   }
 }

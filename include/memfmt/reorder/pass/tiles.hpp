@@ -1,0 +1,190 @@
+#pragma once
+/// @file
+/// Plain copies as tiles (`use_tiles`): the loops of a nest regrouped into rows dense in
+/// the destination and columns dense in the source, moved by the tile kernel whole
+/// vectors at a time; and their order for a pass from memory (`order_tiles_for_memory`).
+
+#include <algorithm>
+#include <cstddef>
+
+#include "memfmt/reorder/kernel/nest.hpp"
+
+namespace memfmt::detail {
+
+/// Loops of `n` (of the first `count`, not yet `taken`) dense on one side from stride
+/// `unit`: the loop of that stride, then the loop whose stride continues it, and so on,
+/// until `want` elements or `most` loops; the first loop's run counts `tail` more (the
+/// zeros after it). Marks them taken, puts them innermost first in `out`; returns how
+/// many, and the elements in `elements`. Rows (not columns) stop before a loop that
+/// would take them over tile_rows_max.
+inline int dense_loops(const nest& n, int count, bool by_src, dim unit, dim tail, dim want, int most, bool* taken,
+                       int* out, dim& elements) {
+  int found = 0;
+  elements = 1;
+  while (elements < want && found < most) {
+    int next = -1;
+    for (int i = 0; i < count && next < 0; ++i)
+      if (!taken[i] && (by_src ? n.loops[i].src_stride : n.loops[i].dst_stride) == elements * unit) next = i;
+    if (next < 0) break;
+    const dim here = n.loops[next].extent + (found == 0 ? tail : 0);
+    if (elements * here > tile_rows_max && !by_src) break;
+    taken[next] = true;
+    out[found++] = next;
+    elements *= here;
+  }
+  return found;
+}
+
+/// The tile kind on the loops of `n` but its unit (the unit's loop, if any, innermost):
+/// rows dense in dst from stride `row_unit`, columns dense in src from `col_unit` (see
+/// use_tiles). False, `n` untouched, when no tiles fit.
+inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_unit) {
+  const int count = unit > 1 ? n.nloops - 1 : n.nloops;
+  const dim lanes = unit_bytes == 8 ? 8 : 16;  // rows of a tile on AVX-512
+  bool taken[max_loops] = {};
+  int rows[max_loops], cols[max_loops];  // innermost first
+  dim nrow_elems = 0, ncol_elems = 0;
+  int nrows = 0, ncols = 0;
+  // a unit spread on one side: a loop dense on both sides at unit level needs no
+  // transpose, its units go straight from the source's rows to the destination
+  for (int i = 0; i < count && row_unit != col_unit; ++i)
+    if (n.loops[i].src_stride == col_unit && n.loops[i].dst_stride == row_unit && n.zero_tail == 0) {
+      taken[i] = true;
+      cols[ncols++] = i;
+      break;
+    }
+  if (ncols == 0) {
+    nrows = dense_loops(n, count, false, row_unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
+    ncols = nrow_elems >= lanes ? dense_loops(n, count, true, col_unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
+    const bool lone = nrows == 1 && unit == 1;
+    if (ncols > 0 && ncol_elems >= 8) {  // (fewer columns: most of each tile wasted)
+      if (lone && n.loops[cols[0]].extent >= 16) return false;
+    } else {  // columns first, then the rows there are (no zero tail: its rows come first)
+      if (n.zero_tail != 0) return false;
+      for (bool& t : taken) t = false;
+      ncols = dense_loops(n, count, true, col_unit, 0, lanes, 3, taken, cols, ncol_elems);
+      if (ncol_elems < lanes) return false;
+      nrows = dense_loops(n, count, false, row_unit, 0, lanes, max_loops, taken, rows, nrow_elems);
+      if (nrows == 0 || nrow_elems < 4 || nrow_elems > tile_rows_max || (nrows == 1 && ncols == 1 && unit == 1))
+        return false;
+    }
+  }
+  // outer loops in their order, then the rows outermost first, the columns, the unit
+  loop moved[max_loops];
+  int at = 0;
+  for (int i = 0; i < count; ++i)
+    if (!taken[i]) moved[at++] = n.loops[i];
+  for (int k = nrows; k-- > 0;) moved[at++] = n.loops[rows[k]];
+  for (int k = ncols; k-- > 0;) moved[at++] = n.loops[cols[k]];
+  if (unit > 1) moved[at++] = n.loops[count];
+  for (int i = 0; i < at; ++i) n.loops[i] = moved[i];
+  n.kind = kernel_kind::tile;
+  n.tile_unit = unit;
+  n.tile_row_loops = nrows;
+  n.tile_column_loops = ncols;
+  n.column_loops = 1;
+  n.gather_loops = 0;
+  return true;
+}
+
+/// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units
+/// go whole vectors in and out. The unit is the first of these that tiles fit:
+/// - the 2 to 8 elements of an innermost loop contiguous on both sides that make 2 to 8
+///   bytes (AB8b32a2b: 2 b);
+/// - for 1- and 2-byte elements, the 2, 4 or 8 bytes of the destination's innermost
+///   loop, packed from strided source elements (OIhw4i16o4i from oihw: 4 i, 9 apart),
+///   or of the source's innermost loop, unpacked to strided destination elements (the
+///   reverse); the other side's columns or rows then step by one element;
+/// - an element.
+/// Tiles have rows dense in the destination from the unit on, whose units fill the
+/// tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512), and columns dense in the source
+/// (up to 3 loops, 8 columns or more). Weights into blocks take the rows first (the
+/// fewest loops that fill the lanes, at most tile_rows_max rows, the zeros after each
+/// run of the first among them: a destination's padding), then the columns; blocks into
+/// plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16 channels), then as
+/// many rows as there are. A loop dense on both sides at unit level (a spread unit's
+/// only) is all columns and no rows: no transpose (ab -> BA16a16b4a: 4 a packed along
+/// 16 b). A lone loop of rows against a lone loop of columns is a 2-D transpose, and
+/// stays one where its columns are a tile or more (nchw -> nChw16c: the transpose kind
+/// streams and blocks for the caches); against fewer (the 3 x 3 of weights), tiles are
+/// partial either way, and these are faster.
+/// @pre n simplified (loops ordered by dst stride), not split for threads; elements of
+///      `bytes` (1, 2 or 4) on both sides
+inline void use_tiles(nest& n, dim bytes) {
+  if (n.nloops < 2 || n.kind == kernel_kind::zero_fill) return;
+  const loop last = n.loops[n.nloops - 1];
+  const auto unit_fits = [&](dim extent, dim most) {
+    const dim b = extent * bytes;
+    return extent > 1 && b <= most && (b & (b - 1)) == 0;
+  };
+  if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
+    // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
+    // one element, each followed by zeros, are rows like any other)
+    if (unit_fits(last.extent, 8) && n.zero_tail == 0) try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent);
+    return;
+  }
+  // packed: the destination's innermost loop; unpacked: the source's (moved innermost).
+  // Unpacked units of 8 bytes, in half as many lanes, come after single elements, whose
+  // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w: 1.0x of oneDNN
+  // against 0.9x as unpacked 4i).
+  const auto spread = [&](bool packed, dim most) {
+    if (bytes > 2 || n.zero_tail != 0) return false;
+    for (int i = 0; i < n.nloops; ++i) {
+      const loop l = n.loops[i];
+      if ((packed ? l.dst_stride : l.src_stride) != 1 || !unit_fits(l.extent, most)) continue;
+      nest t = n;
+      for (int j = i; j + 1 < t.nloops; ++j) t.loops[j] = t.loops[j + 1];
+      t.loops[t.nloops - 1] = l;
+      if (try_tiles(t, l.extent * bytes, static_cast<int>(l.extent), packed ? l.extent : 1, packed ? 1 : l.extent)) {
+        n = t;
+        return true;
+      }
+    }
+    return false;
+  };
+  const bool done = spread(true, 8) || spread(false, 4) || try_tiles(n, bytes, 1, 1, 1);
+  if (!done) spread(false, 8);
+}
+
+/// Bytes (source and destination) beyond which tile nests are ordered for a pass from
+/// memory: more than a core's L2 holds (1 to 2 MiB today).
+inline constexpr std::size_t tiles_from_memory = std::size_t{4} << 20;
+
+/// Orders the outer loops of a `tile` nest for a pass from memory. The innermost one
+/// (the smallest dst stride) finishes the destination's lines; the one with the smallest
+/// source stride, which finishes the source's, moves in around it, over chunks of it
+/// that keep the two within `window` bytes. The source is then read a few lines at a
+/// time, each while it is in cache, rather than a strip per pass over the whole
+/// destination (s8 ab -> BA16a16b4a: a strip of 16 bytes down every row, 4 passes per
+/// line and a page per row), and the destination is still written in runs.
+/// @pre n.kind == tile, not split for threads; `bytes`: the size of an element
+inline void order_tiles_for_memory(nest& n, dim bytes) {
+  constexpr dim window = dim{1} << 17;  // (a fraction of L2: the lines of both sides stay)
+  const int outer = n.nloops - n.owned_loops();
+  if (outer < 2 || n.nloops + 1 > max_loops) return;
+  const auto magnitude = [](dim x) { return x < 0 ? -x : x; };
+  int s = 0;
+  for (int i = 1; i < outer; ++i)
+    if (magnitude(n.loops[i].src_stride) < magnitude(n.loops[s].src_stride)) s = i;
+  const int d = outer - 1;
+  if (s == d) return;
+  dim block = bytes;
+  for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
+  const loop S = n.loops[s], D = n.loops[d];
+  // the largest chunk of D (a divisor of its extent) within the window
+  const dim most = window / (S.extent * block);
+  dim c = std::min(D.extent, std::max(most, dim{1}));
+  while (c > 1 && D.extent % c != 0) --c;
+  // ..., D / c, S, c, owned loops (..., S, D when D is one chunk)
+  for (int i = s; i < d; ++i) n.loops[i] = n.loops[i + 1];
+  int at = d - 1;  // where D is now
+  if (c < D.extent) {
+    for (int i = n.nloops; i > at + 1; --i) n.loops[i] = n.loops[i - 1];
+    ++n.nloops;
+    n.loops[at++] = loop{D.extent / c, D.src_stride * c, D.dst_stride * c, D.scale_stride * c};
+  }
+  n.loops[at] = S;
+  n.loops[at + 1] = loop{c, D.src_stride, D.dst_stride, D.scale_stride};
+}
+
+}  // namespace memfmt::detail

@@ -1,0 +1,90 @@
+// Plain copies as tiles (memfmt/reorder/pass/tiles.hpp): worked examples checked loop by
+// loop, role by role, and for each the same elements at the same offsets as before.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "memfmt/reorder/pass/tiles.hpp"
+#include "nest_elements.hpp"
+
+using memfmt::dim;
+using memfmt::detail::kernel_kind;
+using memfmt::detail::loop;
+using memfmt::detail::nest;
+using memfmt_test::loops_of;
+using memfmt_test::make_nest;
+using memfmt_test::sorted_elements;
+
+namespace {
+
+nest tiled(const nest& n, dim bytes) {
+  nest t = n;
+  memfmt::detail::use_tiles(t, bytes);
+  CHECK(sorted_elements(t) == sorted_elements(n));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("weights into blocks take the destination's rows, then the source's columns (f32 oihw -> OIhw16i16o)",
+          "[pass][tiles]") {
+  // 32 x 32 x 3 x 3 as simplify leaves it: blocks of o and of i outside, then i in a
+  // block (9, 16), o in a block (288, 1), and the 9 pixels (1, 256) that i continues
+  const nest n = make_nest(kernel_kind::transpose,
+                           {{2, 4608, 4608}, {2, 144, 2304}, {16, 9, 16}, {16, 288, 1}, {9, 1, 256}}, 2);
+  const nest t = tiled(n, 4);
+  CHECK(t.kind == kernel_kind::tile);
+  CHECK(t.tile_unit == 1);
+  // rows: the 16 o of a block fill the lanes; columns: the pixels, then the i they continue
+  CHECK(t.tile_row_loops == 1);
+  CHECK(t.tile_column_loops == 2);
+  CHECK(loops_of(t) == std::vector<loop>{{2, 4608, 4608}, {2, 144, 2304}, {16, 288, 1}, {16, 9, 16}, {9, 1, 256}});
+}
+
+TEST_CASE("1-byte elements packed 4 to a unit along a loop dense at unit level: columns and no rows "
+          "(s8 ab -> BA16a16b4a)",
+          "[pass][tiles]") {
+  // 64 x 32: blocks of b (16, 1024), a in groups of 4 (128, 64), b in a block (1, 4), a
+  // in a group (32, 1). Units of 4 a; b steps a unit in the destination and an element
+  // in the source: the units go straight through, no transpose.
+  const nest n = make_nest(kernel_kind::transpose, {{2, 16, 1024}, {16, 128, 64}, {16, 1, 4}, {4, 32, 1}});
+  const nest t = tiled(n, 1);
+  CHECK(t.kind == kernel_kind::tile);
+  CHECK(t.tile_unit == 4);
+  CHECK(t.tile_row_loops == 0);
+  CHECK(t.tile_column_loops == 1);
+  CHECK(loops_of(t) == std::vector<loop>{{2, 16, 1024}, {16, 128, 64}, {16, 1, 4}, {4, 32, 1}});
+}
+
+TEST_CASE("a lone 2-D transpose with a tile of columns or more stays a transpose; zero fills and copies of long rows "
+          "stay",
+          "[pass][tiles]") {
+  const nest nchw_to_nchw16c = make_nest(kernel_kind::transpose, {{16, 64, 1}, {64, 1, 16}});
+  CHECK(loops_of(tiled(nchw_to_nchw16c, 4)) == loops_of(nchw_to_nchw16c));
+  CHECK(tiled(nchw_to_nchw16c, 4).kind == kernel_kind::transpose);
+  const nest fill = make_nest(kernel_kind::zero_fill, {{64, 0, 16}, {13, 0, 1}});
+  CHECK(tiled(fill, 4).kind == kernel_kind::zero_fill);
+  const nest rows = make_nest(kernel_kind::copy, {{64, 100, 128}, {100, 1, 1}});
+  CHECK(tiled(rows, 4).kind == kernel_kind::copy);
+}
+
+TEST_CASE("from memory, the outer loop that finishes the source's lines moves in around chunks of the innermost",
+          "[pass][tiles]") {
+  // outer loops S (source 16 apart) and D (4096 apart); tiles of 16 x 16 f32, 1 KiB.
+  // The window of 128 KiB holds S's 8 blocks for 16 of D's: ..., D / 16, S, 16, tiles.
+  nest n = make_nest(kernel_kind::tile, {{8, 16, 1 << 20}, {4096, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
+  n.tile_row_loops = 1;
+  n.tile_column_loops = 1;
+  nest t = n;
+  memfmt::detail::order_tiles_for_memory(t, 4);
+  CHECK(sorted_elements(t) == sorted_elements(n));
+  CHECK(loops_of(t) == std::vector<loop>{{256, 4096 * 16, 256 * 16}, {8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1},
+                                         {16, 1, 16}});
+  // with D one chunk (16 of it in the window), S stays around it
+  nest small = make_nest(kernel_kind::tile, {{8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
+  small.tile_row_loops = 1;
+  small.tile_column_loops = 1;
+  nest u = small;
+  memfmt::detail::order_tiles_for_memory(u, 4);
+  CHECK(loops_of(u) == loops_of(small));
+}
