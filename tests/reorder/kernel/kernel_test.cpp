@@ -1315,6 +1315,52 @@ TEST_CASE("copies of short rows back to back along the outer loop, a run per inn
   require_paths(ran, any_target, {"runs along the outer loop"});
 }
 
+TEST_CASE("plain copies of 2 or 4 runs of rows zipped into one run, and of one run unzipped into 2 or 4 (s8 "
+          "nChw8c <-> nChw16c, bf16 nChw4c <-> nChw8c), rows of 4 or 8 bytes, any count of pixels, at every "
+          "alignment, streamed or not, on every target equal the reference",
+          "[kernel]") {
+  // Loops (images, pixels, runs, row). Zipped: each run a plane of the source (rows back
+  // to back), the runs' rows side by side in the destination; unzipped the other way.
+  // Pixels from 1 (no whole vector) to 70 (vectors and a tail); planes back to back or
+  // a few elements apart; images 16 bytes further on in a line than whole rows would be.
+  std::mt19937_64 rng(31);
+  std::vector<test_case> cases;
+  for (const data_type t : all_types) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim row_bytes : {4, 8}) {
+      for (const dim runs : {2, 4}) {
+        for (int k = 0; k < 8; ++k) {
+          const dim row = row_bytes / size;
+          if (row == 0) continue;
+          const bool zip = k % 2 == 0;
+          test_case tc;
+          nest& n = tc.n;
+          n.kind = kernel_kind::copy;
+          n.cvt = memfmt::detail::conversion{t, t};
+          n.stream_stores = k % 4 >= 2;
+          const dim pixels = k < 2 ? 1 + static_cast<dim>(rng() % 3) : 1 + static_cast<dim>(rng() % 70);
+          const dim plane = pixels * row + (k % 3 == 0 ? 0 : static_cast<dim>(rng() % 5));
+          const dim planes = runs * plane, packed = pixels * runs * row;
+          const dim images = 1 + static_cast<dim>(rng() % 3);
+          const dim src_image = (zip ? planes : packed) + 16 / size, dst_image = (zip ? packed : planes) + 16 / size;
+          n.nloops = 4;
+          n.loops[0] = loop{images, src_image, dst_image, 0};
+          n.loops[1] = zip ? loop{pixels, row, runs * row, 0} : loop{pixels, runs * row, row, 0};
+          n.loops[2] = zip ? loop{runs, plane, row, 0} : loop{runs, row, plane, 0};
+          n.loops[3] = loop{row, 1, 1, 0};
+          tc.src.resize(static_cast<std::size_t>(images * src_image * size));
+          fill_random(tc.src, t, rng);
+          tc.dst_init.resize(static_cast<std::size_t>(images * dst_image * size));
+          fill_random(tc.dst_init, t, rng);
+          cases.push_back(std::move(tc));
+        }
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, x86_simd, {"runs zipped", "run unzipped"});
+}
+
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {
   // Every row of the block is the same source row, as a source stride of 0 gives: the
   // kernels that size their work by the distance between source rows must not divide

@@ -214,6 +214,73 @@ HWY_INLINE void move_across_runs(const std::byte* src, std::byte* dst, const row
   }
 }
 
+/// Whether rows of B bytes zip and unzip as lanes (zip_runs, unzip_runs): 4 or 8 bytes,
+/// on targets whose vectors hold several such lanes.
+template <std::size_t B>
+inline constexpr bool zips_rows = (B == 4 || B == 8) && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR;
+
+/// The rows of `w` when its inner rows, 2 or 4 of them, each lead a run of rows back to
+/// back along the outer loop in the source, and lie side by side in the destination,
+/// which is one run (s8 nChw8c -> nChw16c: the two 8-channel planes of a 16-channel
+/// block; bf16 nChw4c -> nChw8c): the runs zipped, a vector of rows from each, stored
+/// interleaved (rows as lanes). The last rows go one by one.
+/// @pre zips_rows<B>; w.src_outer == B, w.dst_inner == B, w.dst_outer == w.inner * B,
+///      w.inner == 2 or 4
+template <std::size_t B>
+HWY_INLINE void zip_runs(const std::byte* src, std::byte* dst, const row_walk& w) {
+  using T = hwy::UnsignedFromSize<B>;
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<dim>(hn::Lanes(d));
+  const auto run = [&](dim k, dim j) { return reinterpret_cast<const T*>(src + k * w.src_inner + j * dim{B}); };
+  const auto out = [&](dim j) { return reinterpret_cast<T*>(dst + j * w.dst_outer); };
+  dim j = 0;
+  if (w.inner == 2) {
+    for (; j + N <= w.outer; j += N) hn::StoreInterleaved2(hn::LoadU(d, run(0, j)), hn::LoadU(d, run(1, j)), d, out(j));
+  } else {
+    for (; j + N <= w.outer; j += N)
+      hn::StoreInterleaved4(hn::LoadU(d, run(0, j)), hn::LoadU(d, run(1, j)), hn::LoadU(d, run(2, j)),
+                            hn::LoadU(d, run(3, j)), d, out(j));
+  }
+  for (; j < w.outer; ++j)
+    for (dim k = 0; k < w.inner; ++k) move_rows<B, 1, false>(src + j * w.src_outer + k * w.src_inner, 0,
+                                                              dst + j * w.dst_outer + k * w.dst_inner, 0);
+}
+
+/// The reverse of zip_runs: the source one run of rows side by side, 2 or 4 at a time,
+/// each going to its own run along the outer loop in the destination (s8 nChw16c ->
+/// nChw8c): loaded interleaved, a vector of rows stored to each run.
+/// @pre zips_rows<B>; w.dst_outer == B, w.src_inner == B, w.src_outer == w.inner * B,
+///      w.inner == 2 or 4
+template <std::size_t B>
+HWY_INLINE void unzip_runs(const std::byte* src, std::byte* dst, const row_walk& w) {
+  using T = hwy::UnsignedFromSize<B>;
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<dim>(hn::Lanes(d));
+  const auto in = [&](dim j) { return reinterpret_cast<const T*>(src + j * w.src_outer); };
+  const auto run = [&](dim k, dim j) { return reinterpret_cast<T*>(dst + k * w.dst_inner + j * dim{B}); };
+  dim j = 0;
+  if (w.inner == 2) {
+    for (; j + N <= w.outer; j += N) {
+      hn::Vec<decltype(d)> v0, v1;
+      hn::LoadInterleaved2(d, in(j), v0, v1);
+      hn::StoreU(v0, d, run(0, j));
+      hn::StoreU(v1, d, run(1, j));
+    }
+  } else {
+    for (; j + N <= w.outer; j += N) {
+      hn::Vec<decltype(d)> v0, v1, v2, v3;
+      hn::LoadInterleaved4(d, in(j), v0, v1, v2, v3);
+      hn::StoreU(v0, d, run(0, j));
+      hn::StoreU(v1, d, run(1, j));
+      hn::StoreU(v2, d, run(2, j));
+      hn::StoreU(v3, d, run(3, j));
+    }
+  }
+  for (; j < w.outer; ++j)
+    for (dim k = 0; k < w.inner; ++k) move_rows<B, 1, false>(src + j * w.src_outer + k * w.src_inner, 0,
+                                                              dst + j * w.dst_outer + k * w.dst_inner, 0);
+}
+
 /// Copies the rows of `w`, B bytes each (a compile-time size: the copy is a few
 /// vector moves). With `stream`, whole aligned cache lines (rows of whole lines, or
 /// shorter rows back to back) bypass the caches.
@@ -242,6 +309,23 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
         f(std::false_type{});
       }
     };
+    // runs of rows zipped into one, or one unzipped into runs: rows as lanes, whole
+    // vectors in and out (the moves below take these rows one at a time). From memory,
+    // runs out are left to the moves below, which stream whole lines of each run.
+    if constexpr (zips_rows<B>) {
+      constexpr auto b = static_cast<dim>(B);
+      const bool two_or_four = w.inner == 2 || w.inner == 4;
+      if (two_or_four && w.src_outer == b && w.dst_inner == b && w.dst_outer == w.inner * b) {
+        MEMFMT_KERNEL_PATH("runs zipped");
+        zip_runs<B>(src, dst, w);
+        return;
+      }
+      if (!stream && two_or_four && w.dst_outer == b && w.src_inner == b && w.src_outer == w.inner * b) {
+        MEMFMT_KERNEL_PATH("run unzipped");
+        unzip_runs<B>(src, dst, w);
+        return;
+      }
+    }
     // rows back to back along the outer loop, a run of them per inner row (tile_rows puts
     // the channel blocks of a pixel inside the pixels)
     if (w.dst_outer == static_cast<dim>(B) && w.outer >= per_line && w.inner > 1 && w.inner <= max_runs &&
