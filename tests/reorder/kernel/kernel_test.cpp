@@ -1361,6 +1361,35 @@ TEST_CASE("plain copies of 2 or 4 runs of rows zipped into one run, and of one r
   require_paths(ran, x86_simd, {"runs zipped", "run unzipped"});
 }
 
+TEST_CASE("transposes of 2 to 4 source columns in wider source rows (nChw16c -> nchw with 3 channels), plain "
+          "(2 or 3 staged packed, then loaded interleaved) or converting, with a scale per column or a sum, any count of "
+          "rows, on every target equal the reference",
+          "[kernel]") {
+  std::mt19937_64 rng(32);
+  std::vector<test_case> cases;
+  static const dim row_counts[] = {16, 17, 100, 513, 1000};
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      for (const dim cols : {2, 3, 4}) {
+        for (int k = 0; k < 3; ++k) {
+          const dim rows = row_counts[rng() % std::size(row_counts)];
+          const dim src_row = cols + 1 + static_cast<dim>(rng() % 13);
+          test_case tc = block_transpose_case(s, d, rows, cols, src_row, rows + static_cast<dim>(rng() % 3), false, rng);
+          if (s != d && k == 1) {  // a scale per column
+            tc.n.loops[1].scale_stride = 1;
+            tc.scales.resize(static_cast<std::size_t>(cols));
+            for (float& f : tc.scales) f = std::uniform_real_distribution<float>(-4.f, 4.f)(rng);
+          }
+          if (s != d && k == 2) tc.n.cvt.beta = 0.5f;  // (reads the destination)
+          cases.push_back(std::move(tc));
+        }
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, with_tiles, {"interleaved loads, staged", "interleaved loads"});
+}
+
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {
   // Every row of the block is the same source row, as a source stride of 0 gives: the
   // kernels that size their work by the distance between source rows must not divide

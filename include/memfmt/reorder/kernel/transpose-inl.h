@@ -1640,6 +1640,26 @@ struct transpose_kernel {
       scalar_part(src, dst, scales, J, I, done, J.extent, 0, mi);
       return true;
     }
+    // Plain copies of 2 or 3 source columns in wider source rows (nChw16c -> nchw with 3
+    // channels: 3 of each pixel's 16): blocks of rows staged packed in L1, a few moves per
+    // row, then as above (as a block transpose, tiles of 4 lanes moved 2 or 3 useful ones
+    // per row; 4 columns fill them). (Conversions keep their own paths, which convert
+    // whole strips.)
+    if (plain && mi >= 2 && mi <= 3 && J.src_stride > mi && J.extent >= V) {
+      MEMFMT_KERNEL_PATH("interleaved loads, staged");
+      constexpr dim block = 16 * V;  // rows per block
+      HWY_ALIGN std::byte packed[block * 4 * sizeof(float)];
+      const auto row_bytes = static_cast<std::size_t>(mi * ssz);
+      for (dim done = 0; done < J.extent; done += block) {
+        const dim count = J.extent - done < block ? J.extent - done : block;
+        const std::byte* from = src + done * J.src_stride * ssz;
+        for (dim j = 0; j < count; ++j)
+          copy_few<16>(packed + j * static_cast<dim>(row_bytes), from + j * J.src_stride * ssz, row_bytes);
+        narrow(packed, dst + done * J.dst_stride * dsz, advance_scales(scales, done * J.scale_stride),
+               loop{count, mi, J.dst_stride, J.scale_stride}, I);
+      }
+      return true;
+    }
     return false;
   }
 
