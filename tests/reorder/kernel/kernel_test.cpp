@@ -1362,12 +1362,12 @@ TEST_CASE("plain copies of 2 or 4 runs of rows zipped into one run, and of one r
 }
 
 TEST_CASE("transposes of 2 to 4 source columns in wider source rows (nChw16c -> nchw with 3 channels), plain "
-          "(2 or 3 staged packed, then loaded interleaved) or converting, with a scale per column or a sum, any count of "
-          "rows, on every target equal the reference",
+          "(2 or 3 staged packed, then loaded interleaved) or converting, with a scale per column or a sum, 7 to "
+          "1000 rows (fewer than a vector's lanes go as before), on every target equal the reference",
           "[kernel]") {
   std::mt19937_64 rng(32);
   std::vector<test_case> cases;
-  static const dim row_counts[] = {16, 17, 100, 513, 1000};
+  static const dim row_counts[] = {7, 16, 17, 100, 513, 1000};
   for (const data_type s : all_types) {
     for (const data_type d : all_types) {
       for (const dim cols : {2, 3, 4}) {
@@ -1387,7 +1387,7 @@ TEST_CASE("transposes of 2 to 4 source columns in wider source rows (nChw16c -> 
     }
   }
   const paths_by_kernel ran = check_cases(cases);
-  require_paths(ran, with_tiles, {"interleaved loads, staged", "interleaved loads"});
+  require_paths(ran, with_tiles, {"interleaved loads, staged"});
 }
 
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {

@@ -311,7 +311,8 @@ HWY_INLINE void copy_fixed_walk(const std::byte* src, std::byte* dst, const row_
     };
     // runs of rows zipped into one, or one unzipped into runs: rows as lanes, whole
     // vectors in and out (the moves below take these rows one at a time). From memory,
-    // runs out are left to the moves below, which stream whole lines of each run.
+    // runs out are left to the moves below, which stream whole lines of each run that
+    // has a line of rows or more.
     if constexpr (zips_rows<B>) {
       constexpr auto b = static_cast<dim>(B);
       const bool two_or_four = w.inner == 2 || w.inner == 4;

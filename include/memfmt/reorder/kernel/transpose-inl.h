@@ -1642,9 +1642,9 @@ struct transpose_kernel {
     }
     // Plain copies of 2 or 3 source columns in wider source rows (nChw16c -> nchw with 3
     // channels: 3 of each pixel's 16): blocks of rows staged packed in L1, a few moves per
-    // row, then as above (as a block transpose, tiles of 4 lanes moved 2 or 3 useful ones
-    // per row; 4 columns fill them). (Conversions keep their own paths, which convert
-    // whole strips.)
+    // row, then as above. (As block transposes, their tiles of 4 lanes moved 2 or 3
+    // useful ones per row; 4 columns fill the tiles and stay there. Conversions keep
+    // their own paths, which convert whole strips.)
     if (plain && mi >= 2 && mi <= 3 && J.src_stride > mi && J.extent >= V) {
       MEMFMT_KERNEL_PATH("interleaved loads, staged");
       constexpr dim block = 16 * V;  // rows per block
