@@ -1348,10 +1348,7 @@ TEST_CASE("plain copies of 2 or 4 runs of rows zipped into one run, and of one r
           n.loops[1] = zip ? loop{pixels, row, runs * row, 0} : loop{pixels, runs * row, row, 0};
           n.loops[2] = zip ? loop{runs, plane, row, 0} : loop{runs, row, plane, 0};
           n.loops[3] = loop{row, 1, 1, 0};
-          tc.src.resize(static_cast<std::size_t>(images * src_image * size));
-          fill_random(tc.src, t, rng);
-          tc.dst_init.resize(static_cast<std::size_t>(images * dst_image * size));
-          fill_random(tc.dst_init, t, rng);
+          fill_buffers(tc, images * src_image, images * dst_image, 0, rng);
           cases.push_back(std::move(tc));
         }
       }

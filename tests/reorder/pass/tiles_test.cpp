@@ -2,6 +2,7 @@
 // loop, role by role, and for each the same elements at the same offsets as before.
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <vector>
 
 #include "memfmt/reorder/pass/tiles.hpp"
@@ -72,18 +73,21 @@ TEST_CASE("from memory, the outer loop that finishes the source's lines moves in
           "[pass][tiles]") {
   // outer loops S (source 16 apart) and D (4096 apart); tiles of 16 x 16 f32, 1 KiB.
   // The window of 128 KiB holds S's 8 blocks for 16 of D's: ..., D / 16, S, 16, tiles.
-  nest n = make_nest(kernel_kind::tile, {{8, 16, 1 << 20}, {4096, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
-  n.tile_row_loops = 1;
-  n.tile_column_loops = 1;
+  // a tile nest of one loop of rows and one of columns, innermost
+  const auto tiles = [](std::initializer_list<loop> loops) {
+    nest n = make_nest(kernel_kind::tile, loops);
+    n.tile_row_loops = 1;
+    n.tile_column_loops = 1;
+    return n;
+  };
+  const nest n = tiles({{8, 16, 1 << 20}, {4096, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
   nest t = n;
   memfmt::detail::order_tiles_for_memory(t, 4);
   CHECK(sorted_elements(t) == sorted_elements(n));
   CHECK(loops_of(t) == std::vector<loop>{{256, 4096 * 16, 256 * 16}, {8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1},
                                          {16, 1, 16}});
   // with D one chunk (16 of it in the window), S stays around it
-  nest small = make_nest(kernel_kind::tile, {{8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
-  small.tile_row_loops = 1;
-  small.tile_column_loops = 1;
+  const nest small = tiles({{8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
   nest u = small;
   memfmt::detail::order_tiles_for_memory(u, 4);
   CHECK(loops_of(u) == loops_of(small));

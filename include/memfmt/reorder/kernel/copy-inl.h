@@ -214,6 +214,15 @@ HWY_INLINE void move_across_runs(const std::byte* src, std::byte* dst, const row
   }
 }
 
+/// The rows of `w` from outer row `first` on, one at a time (the ends of zip_runs and
+/// unzip_runs, less than a vector of rows).
+template <std::size_t B>
+HWY_INLINE void move_rows_from(const std::byte* src, std::byte* dst, row_walk w, dim first) {
+  w.outer -= first;
+  for_each_row(src + first * w.src_outer, dst + first * w.dst_outer, w,
+               [](const std::byte* s, std::byte* d) { move_rows<B, 1, false>(s, 0, d, 0); });
+}
+
 /// Whether rows of B bytes zip and unzip as lanes (zip_runs, unzip_runs): 4 or 8 bytes,
 /// on targets whose vectors hold several such lanes.
 template <std::size_t B>
@@ -241,9 +250,7 @@ HWY_INLINE void zip_runs(const std::byte* src, std::byte* dst, const row_walk& w
       hn::StoreInterleaved4(hn::LoadU(d, run(0, j)), hn::LoadU(d, run(1, j)), hn::LoadU(d, run(2, j)),
                             hn::LoadU(d, run(3, j)), d, out(j));
   }
-  for (; j < w.outer; ++j)
-    for (dim k = 0; k < w.inner; ++k) move_rows<B, 1, false>(src + j * w.src_outer + k * w.src_inner, 0,
-                                                              dst + j * w.dst_outer + k * w.dst_inner, 0);
+  move_rows_from<B>(src, dst, w, j);
 }
 
 /// The reverse of zip_runs: the source one run of rows side by side, 2 or 4 at a time,
@@ -276,9 +283,7 @@ HWY_INLINE void unzip_runs(const std::byte* src, std::byte* dst, const row_walk&
       hn::StoreU(v3, d, run(3, j));
     }
   }
-  for (; j < w.outer; ++j)
-    for (dim k = 0; k < w.inner; ++k) move_rows<B, 1, false>(src + j * w.src_outer + k * w.src_inner, 0,
-                                                              dst + j * w.dst_outer + k * w.dst_inner, 0);
+  move_rows_from<B>(src, dst, w, j);
 }
 
 /// Copies the rows of `w`, B bytes each (a compile-time size: the copy is a few
