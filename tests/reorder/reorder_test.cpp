@@ -618,6 +618,12 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   // (unpacked units of 8 bytes come after single elements: columns 4 i x 16 o, dense in
   // the source, rows the 9 h x w)
   planned(desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), desc({35, 37, 3, 3}, bf16, "oihw"), {1, 1, 2});
+  // a loop of more rows than a tile holds, cut into runs that fit: the 576 pairs and 288
+  // quads of input channels of a row of output channels (9 pixels x 64 or 32) in runs
+  // of 192 and 144, and 450 pairs in runs of 225
+  planned(desc({64, 128, 3, 3}, bf16, "OhwI32o2i"), desc({64, 128, 3, 3}, bf16, "ohwi"), {2, 1, 1});
+  planned(desc({64, 128, 3, 3}, s8, "OhwI32o4i"), desc({64, 128, 3, 3}, s8, "ohwi"), {4, 1, 1});
+  planned(desc({64, 100, 3, 3}, bf16, "OhwI32o2i"), desc({64, 100, 3, 3}, bf16, "ohwi"), {2, 1, 1});
   // a view of the source at an offset, with gaps
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});

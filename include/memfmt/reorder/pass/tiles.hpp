@@ -11,6 +11,10 @@
 
 namespace memfmt::detail {
 
+/// The rows (and columns) of a tile of units of `unit_bytes` on the widest target,
+/// AVX-512: 16 lanes of 32 bits, or 8 of 64.
+constexpr dim tile_side(dim unit_bytes) { return unit_bytes == 8 ? 8 : 16; }
+
 /// Loops of `n` (of the first `count`, not yet `taken`) dense on one side from stride
 /// `unit`: the loop of that stride, then the loop whose stride continues it, and so on,
 /// until `want` elements or `most` loops; the first loop's run counts `tail` more (the
@@ -35,12 +39,10 @@ inline int dense_loops(const nest& n, int count, bool by_src, dim unit, dim tail
   return found;
 }
 
-/// The tile kind on the loops of `n` but its unit (the unit's loop, if any, innermost):
-/// rows dense in dst from stride `row_unit`, columns dense in src from `col_unit` (see
-/// use_tiles). False, `n` untouched, when no tiles fit.
-inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_unit) {
+/// The tile kind on the loops of `n` as they are (see try_tiles).
+inline bool tiles_fit(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_unit) {
   const int count = unit > 1 ? n.nloops - 1 : n.nloops;
-  const dim lanes = unit_bytes == 8 ? 8 : 16;  // rows of a tile on AVX-512
+  const dim lanes = tile_side(unit_bytes);
   bool taken[max_loops] = {};
   int rows[max_loops], cols[max_loops];  // innermost first
   dim nrow_elems = 0, ncol_elems = 0;
@@ -87,6 +89,45 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
   return true;
 }
 
+/// Cuts the loop of `n` (of the first `count`) that starts the rows, dense in dst at
+/// stride `row_unit`, into (extent / c, c) when it alone holds more than tile_rows_max
+/// rows: c is its largest divisor within tile_rows_max, a multiple of `lanes` if it has
+/// one (a tile's rows, all used), and at least `lanes`. False, `n` untouched, when no
+/// loop needs it or none fits.
+inline bool cut_long_rows(nest& n, int count, dim row_unit, dim lanes) {
+  if (n.zero_tail != 0 || n.nloops + 1 > max_loops) return false;  // (zeros follow a whole run)
+  for (int i = 0; i < count; ++i) {
+    const loop l = n.loops[i];
+    if (l.dst_stride != row_unit || l.extent <= tile_rows_max) continue;
+    dim c = 0;
+    for (dim d = tile_rows_max / lanes * lanes; d >= lanes && c == 0; d -= lanes)
+      if (l.extent % d == 0) c = d;
+    for (dim d = tile_rows_max; d > lanes && c == 0; --d)
+      if (l.extent % d == 0) c = d;
+    if (c == 0) return false;
+    for (int j = n.nloops; j > i + 1; --j) n.loops[j] = n.loops[j - 1];
+    ++n.nloops;
+    n.loops[i] = loop{l.extent / c, l.src_stride * c, l.dst_stride * c, l.scale_stride * c};
+    n.loops[i + 1] = loop{c, l.src_stride, l.dst_stride, l.scale_stride};
+    return true;
+  }
+  return false;
+}
+
+/// The tile kind on the loops of `n` but its unit (the unit's loop, if any, innermost):
+/// rows dense in dst from stride `row_unit`, columns dense in src from `col_unit` (see
+/// use_tiles); with `cut`, after a loop of more rows than a tile holds is cut into runs
+/// that fit (cut_long_rows). False, `n` untouched, when no tiles fit.
+inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_unit, bool cut) {
+  if (!cut) return tiles_fit(n, unit_bytes, unit, row_unit, col_unit);
+  nest t = n;
+  if (!cut_long_rows(t, unit > 1 ? t.nloops - 1 : t.nloops, row_unit, tile_side(unit_bytes)) ||
+      !tiles_fit(t, unit_bytes, unit, row_unit, col_unit))
+    return false;
+  n = t;
+  return true;
+}
+
 /// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units
 /// go whole vectors in and out. The unit is the first of these that tiles fit:
 /// - the 2 to 8 elements of an innermost loop contiguous on both sides that make 2 to 8
@@ -107,7 +148,11 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// 16 b). A lone loop of rows against a lone loop of columns is a 2-D transpose, and
 /// stays one where its columns are a tile or more (nchw -> nChw16c: the transpose kind
 /// streams and blocks for the caches); against fewer (the 3 x 3 of weights), tiles are
-/// partial either way, and these are faster.
+/// partial either way, and these are faster. Where no tiles fit the loops as they are,
+/// a copy tries the same choices with a loop of more rows than a tile holds cut into
+/// runs that fit (cut_long_rows: bf16 OhwI32o2i -> ohwi, 1008 pairs of input channels
+/// per output channel, otherwise copied a pair at a time); a transpose stays one (its
+/// kernel walks long loops of rows in strips: nChw8c -> nchw).
 /// @pre n simplified (loops ordered by dst stride), not split for threads; elements of
 ///      `bytes` (1, 2 or 4) on both sides
 inline void use_tiles(nest& n, dim bytes) {
@@ -120,14 +165,19 @@ inline void use_tiles(nest& n, dim bytes) {
   if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
     // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
     // one element, each followed by zeros, are rows like any other)
-    if (unit_fits(last.extent, 8) && n.zero_tail == 0) try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent);
+    if (unit_fits(last.extent, 8) && n.zero_tail == 0) {
+      const auto units = [&](bool cut) {
+        return try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent, cut);
+      };
+      if (!units(false)) units(true);
+    }
     return;
   }
   // packed: the destination's innermost loop; unpacked: the source's (moved innermost).
   // Unpacked units of 8 bytes, in half as many lanes, come after single elements, whose
   // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w: 1.0x of oneDNN
   // against 0.9x as unpacked 4i).
-  const auto spread = [&](bool packed, dim most) {
+  const auto spread = [&](bool packed, dim most, bool cut) {
     if (bytes > 2 || n.zero_tail != 0) return false;
     for (int i = 0; i < n.nloops; ++i) {
       const loop l = n.loops[i];
@@ -135,15 +185,20 @@ inline void use_tiles(nest& n, dim bytes) {
       nest t = n;
       for (int j = i; j + 1 < t.nloops; ++j) t.loops[j] = t.loops[j + 1];
       t.loops[t.nloops - 1] = l;
-      if (try_tiles(t, l.extent * bytes, static_cast<int>(l.extent), packed ? l.extent : 1, packed ? 1 : l.extent)) {
+      if (try_tiles(t, l.extent * bytes, static_cast<int>(l.extent), packed ? l.extent : 1, packed ? 1 : l.extent,
+                    cut)) {
         n = t;
         return true;
       }
     }
     return false;
   };
-  const bool done = spread(true, 8) || spread(false, 4) || try_tiles(n, bytes, 1, 1, 1);
-  if (!done) spread(false, 8);
+  // every way as the loops are, then (not for a transpose, whose kernel walks long rows
+  // in strips of its own) every way with long loops of rows cut
+  const auto choose = [&](bool cut) {
+    return spread(true, 8, cut) || spread(false, 4, cut) || try_tiles(n, bytes, 1, 1, 1, cut) || spread(false, 8, cut);
+  };
+  if (!choose(false) && n.kind != kernel_kind::transpose) choose(true);
 }
 
 /// Bytes (source and destination) beyond which tile nests are ordered for a pass from
@@ -175,9 +230,14 @@ inline void order_tiles_for_memory(nest& n, dim bytes) {
   const dim most = window / (S.extent * block);
   dim c = std::min(D.extent, std::max(most, dim{1}));
   while (c > 1 && D.extent % c != 0) --c;
-  // ..., D / c, S, c, owned loops (..., S, D when D is one chunk)
+  // ..., D / c, S, c, owned loops (..., S, D when D is one chunk; ..., D, S when a
+  // chunk is one of D's)
   for (int i = s; i < d; ++i) n.loops[i] = n.loops[i + 1];
   int at = d - 1;  // where D is now
+  if (c == 1) {
+    n.loops[at + 1] = S;
+    return;
+  }
   if (c < D.extent) {
     for (int i = n.nloops; i > at + 1; --i) n.loops[i] = n.loops[i - 1];
     ++n.nloops;
