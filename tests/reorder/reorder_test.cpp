@@ -529,12 +529,13 @@ TEST_CASE("weights blocks that interleave a few input channels per output channe
       INFO(tag << " " << memfmt::to_string(type) << " " << shape[0] << "x" << shape[1] << "x" << shape[2] << "x" << shape[3]);
       const desc src(shape, data_type::f32, "oihw"), dst(shape, type, tag);
       const memfmt::reorder r(src, dst);
-      // (1 x 1 kernels: the r input channels are contiguous in both, a copy of short rows;
-      // 4-byte elements without arithmetic: tiles whose rows are o x r)
+      // (4-byte elements without arithmetic: tiles whose rows are o x r, or, in 1 x 1
+      // kernels, where the r input channels are contiguous in both, of units of 4 i;
+      // other types in 1 x 1 kernels: a copy of short rows)
       using memfmt::detail::kernel_kind;
       using memfmt::detail::stage;
       const bool plain = type == data_type::f32, one_by_one = shape[2] * shape[3] == 1;
-      CHECK(r.nests()[0].loops.kind == (one_by_one || !plain ? kernel_kind::copy : kernel_kind::tile));
+      CHECK(r.nests()[0].loops.kind == (plain ? kernel_kind::tile : kernel_kind::copy));
       if (plain) CHECK(r.nests()[0].staged == stage::none);
       if (!plain && !one_by_one) {
         CHECK(r.nests()[0].staged == stage::convert_to_scratch);
@@ -618,6 +619,12 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   // (unpacked units of 8 bytes come after single elements: columns 4 i x 16 o, dense in
   // the source, rows the 9 h x w)
   planned(desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), desc({35, 37, 3, 3}, bf16, "oihw"), {1, 1, 2});
+  // units of 16 bytes (4 f32) go as 128-bit blocks: rows of 16 output channels, columns
+  // the blocks of 4 input channels (14 full, then the partial one's copy); unpacked
+  // likewise; rows of 8 a of ab, columns 42 blocks of 4 b
+  planned(desc({128, 57, 3, 3}, f32, "ohwi"), desc({128, 57, 3, 3}, f32, "OhwI16o4i"), {4, 1, 1});
+  planned(desc({128, 57, 3, 3}, f32, "OhwI16o4i"), desc({128, 57, 3, 3}, f32, "ohwi"), {4, 1, 1});
+  planned(desc({384, 171}, s32, "ab"), desc({384, 171}, s32, "AB8a4b"), {4, 1, 1});
   // a loop of more rows than a tile holds, cut into runs that fit: the 576 pairs and 288
   // quads of input channels of a row of output channels (9 pixels x 64 or 32) in runs
   // of 192 and 144, and 450 pairs in runs of 225

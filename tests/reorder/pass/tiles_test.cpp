@@ -57,6 +57,23 @@ TEST_CASE("1-byte elements packed 4 to a unit along a loop dense at unit level: 
   CHECK(loops_of(t) == std::vector<loop>{{2, 16, 1024}, {16, 128, 64}, {16, 1, 4}, {4, 32, 1}});
 }
 
+TEST_CASE("units of 16 bytes: 128-bit blocks, 4 x 4 to a tile (f32 ohwi -> OhwI16o4i)", "[pass][tiles]") {
+  // 32 x 16 x 3 x 3 as simplify leaves it: 2 blocks of o; the pixels and the 4 blocks of
+  // 4 i, folded (36, 4 apart in the source, a block of 64 in the destination); the 16 o
+  // of a block (a pixel row of 144 in the source, 4 apart in the destination); 4 i, one
+  // unit of 16 bytes. Rows: the 16 o; columns: the 36.
+  const nest n = make_nest(kernel_kind::copy, {{2, 2304, 2304}, {36, 4, 64}, {16, 144, 4}, {4, 1, 1}});
+  const nest t = tiled(n, 4);
+  CHECK(t.kind == kernel_kind::tile);
+  CHECK(t.tile_unit == 4);
+  CHECK(t.tile_row_loops == 1);
+  CHECK(t.tile_column_loops == 1);
+  CHECK(loops_of(t) == std::vector<loop>{{2, 2304, 2304}, {16, 144, 4}, {36, 4, 64}, {4, 1, 1}});
+  // 8 f32 (32 bytes) are no unit: the rows stay a copy
+  const nest n8 = make_nest(kernel_kind::copy, {{2, 4608, 4608}, {18, 8, 128}, {16, 144, 8}, {8, 1, 1}});
+  CHECK(tiled(n8, 4).kind == kernel_kind::copy);
+}
+
 TEST_CASE("a lone 2-D transpose with a tile of columns or more stays a transpose; zero fills and copies of long rows "
           "stay",
           "[pass][tiles]") {

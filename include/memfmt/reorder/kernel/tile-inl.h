@@ -1,10 +1,12 @@
-// The `tile` kernel: W x W tiles of units (an element of 1, 2 or 4 bytes, or the 2 to 8
-// contiguous in source and destination that make 2 to 8 bytes). A tile reads W source
+// The `tile` kernel: W x W tiles of units (an element of 1, 2 or 4 bytes, or the 2 to 16
+// contiguous in source and destination that make 2 to 16 bytes). A tile reads W source
 // rows along the columns, one vector each, transposes them (transpose_units), and
 // writes each column's W rows as one vector: whole vectors on both sides, whichever
 // loops the rows come from (OIhw4i16o4i: rows of 4 input and 4 output channels;
 // OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
-// Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store.
+// Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store;
+// units of 16 bytes are 128-bit blocks, W = blocks per vector (4 x 4 on AVX-512, 2 x 2 on
+// AVX2, a unit at a time on SSE4).
 // Units of 2, 4 or 8 bytes of 1- or 2-byte elements may also be spread on one side:
 // packed from 2 to 8 vectors of elements (each widened, shifted to its place and or-ed
 // in), or unpacked into them.
@@ -44,7 +46,7 @@ using DUnits = hn::CappedTag<T, unit_lanes<T>>;
 /// bits: the kind serves plain copies only.
 class tile_kernel {
  public:
-  /// @pre n.kind == tile, n.cvt.is_plain_copy(), units of 1, 2, 4 or 8 bytes, at most
+  /// @pre n.kind == tile, n.cvt.is_plain_copy(), units of 1, 2, 4, 8 or 16 bytes, at most
   ///      tile_rows_max rows
   explicit tile_kernel(const nest& n) : stream_(n.stream_stores) {
     const int first = n.nloops - n.owned_loops();
@@ -96,19 +98,25 @@ class tile_kernel {
       case 1: return groups<1, 1>(src, dst);
       case 2: return groups<2, 2>(src, dst);
       case 4: return groups<4, 4>(src, dst);
-      default: return groups<8, 8>(src, dst);
+      case 8: return groups<8, 8>(src, dst);
+      default: return groups<16, 16>(src, dst);
     }
   }
 
  private:
-  /// Lanes that carry units of kBytes: 64-bit for 8, else 32-bit (widened).
+  /// Lanes that carry units of kBytes: 64-bit for 8 (and two per unit of 16), else
+  /// 32-bit (widened).
   template <std::size_t kBytes>
-  using lane_t = std::conditional_t<kBytes == 8, std::uint64_t, std::uint32_t>;
+  using lane_t = std::conditional_t<kBytes >= 8, std::uint64_t, std::uint32_t>;
+  /// Units of kBytes per vector: a tile's W (1 where a vector holds less than a unit).
+  template <std::size_t kBytes>
+  static constexpr std::size_t tile_w =
+      kBytes == 16 ? (unit_lanes<std::uint64_t> >= 2 ? unit_lanes<std::uint64_t> / 2 : 1) : unit_lanes<lane_t<kBytes>>;
 
   /// kPart: bytes per element of a spread unit, else kBytes.
   template <std::size_t kBytes, std::size_t kPart>
   void groups(const std::byte* src, std::byte* dst) const {
-    constexpr auto W = static_cast<dim>(unit_lanes<lane_t<kBytes>>);
+    constexpr auto W = static_cast<dim>(tile_w<kBytes>);
     if (!transposed_) return straight<kBytes, kPart>(src, dst);
     for (dim r = 0; r < rows_; r += W)
       tiles<kBytes, kPart>(src, dst + r * row_step_, src_rows_ + r, rows_ - r < W ? rows_ - r : W);
@@ -161,10 +169,11 @@ class tile_kernel {
 /// others zero).
 template <std::size_t kBytes, class D>
 HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
-  constexpr auto W = static_cast<dim>(hn::MaxLanes(D()));
-  if constexpr (kBytes == sizeof(hn::TFromD<D>)) {
+  constexpr auto per_unit = static_cast<dim>(kBytes >= sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);
+  constexpr auto W = static_cast<dim>(hn::MaxLanes(D())) / per_unit;
+  if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {  // (a unit of 16 bytes: two lanes)
     const auto* q = reinterpret_cast<const hn::TFromD<D>*>(p);
-    return n == W ? hn::LoadU(d, q) : load_first(d, q, n);
+    return n == W ? hn::LoadU(d, q) : load_first(d, q, n * per_unit);
   } else {
     return n == W ? load_bits<kBytes, W>(p) : load_bits_first<kBytes, W>(p, n);
   }
@@ -174,13 +183,14 @@ HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
 /// `stream` and the store is whole and aligned.
 template <std::size_t kBytes, class D>
 HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream) {
-  constexpr auto W = static_cast<dim>(hn::MaxLanes(D()));
-  if constexpr (kBytes == sizeof(hn::TFromD<D>)) {
+  constexpr auto per_unit = static_cast<dim>(kBytes >= sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);
+  constexpr auto W = static_cast<dim>(hn::MaxLanes(D())) / per_unit;
+  if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {
     auto* q = reinterpret_cast<hn::TFromD<D>*>(p);
     if (n == W) {
       store_maybe_stream(v, d, q, stream);
     } else {
-      store_first(v, d, q, n);
+      store_first(v, d, q, n * per_unit);
     }
   } else if (n == W) {
     store_bits<kBytes, W>(v, p);
@@ -249,7 +259,7 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
-  constexpr std::size_t W = unit_lanes<lane_t<kBytes>>;
+  constexpr std::size_t W = tile_w<kBytes>;
   if constexpr (W == 1) {
     for (dim c = 0; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + c * row_step_);
   } else {
@@ -263,7 +273,7 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
-  constexpr std::size_t W = unit_lanes<lane_t<kBytes>>;
+  constexpr std::size_t W = tile_w<kBytes>;
   // the destination of column c, walked column by column (an odometer over its loops)
   dim at[max_column_loops] = {};
   std::byte* column = dst;
@@ -288,7 +298,11 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
         const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
         v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step_, nc);
       }
-      transpose_units(d, v);
+      if constexpr (kBytes == 16) {
+        transpose_blocks<1>(d, v);
+      } else {
+        transpose_units(d, v);
+      }
       for (dim j = 0; j < nc; ++j, next_column()) store<kBytes, kPart>(d, v[j], column, nr);
     }
   }

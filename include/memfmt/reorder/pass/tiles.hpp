@@ -12,8 +12,8 @@
 namespace memfmt::detail {
 
 /// The rows (and columns) of a tile of units of `unit_bytes` on the widest target,
-/// AVX-512: 16 lanes of 32 bits, or 8 of 64.
-constexpr dim tile_side(dim unit_bytes) { return unit_bytes == 8 ? 8 : 16; }
+/// AVX-512: 16 lanes of 32 bits, 8 of 64, or 4 blocks of 128.
+constexpr dim tile_side(dim unit_bytes) { return unit_bytes == 16 ? 4 : unit_bytes == 8 ? 8 : 16; }
 
 /// Loops of `n` (of the first `count`, not yet `taken`) dense on one side from stride
 /// `unit`: the loop of that stride, then the loop whose stride continues it, and so on,
@@ -59,7 +59,7 @@ inline bool tiles_fit(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
     nrows = dense_loops(n, count, false, row_unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
     ncols = nrow_elems >= lanes ? dense_loops(n, count, true, col_unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
     const bool lone = nrows == 1 && unit == 1;
-    if (ncols > 0 && ncol_elems >= 8) {  // (fewer columns: most of each tile wasted)
+    if (ncols > 0 && ncol_elems >= std::min<dim>(lanes, 8)) {  // (fewer columns: most of each tile wasted)
       if (lone && n.loops[cols[0]].extent >= 16) return false;
     } else {  // columns first, then the rows there are (no zero tail: its rows come first)
       if (n.zero_tail != 0) return false;
@@ -131,15 +131,15 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units
 /// go whole vectors in and out. The unit is the first of these that tiles fit:
 /// - the 2 to 8 elements of an innermost loop contiguous on both sides that make 2 to 8
-///   bytes (AB8b32a2b: 2 b);
+///   bytes, or 16 of 4-byte elements (AB8b32a2b: 2 b; f32 gOwI32o4i: 4 i);
 /// - for 1- and 2-byte elements, the 2, 4 or 8 bytes of the destination's innermost
 ///   loop, packed from strided source elements (OIhw4i16o4i from oihw: 4 i, 9 apart),
 ///   or of the source's innermost loop, unpacked to strided destination elements (the
 ///   reverse); the other side's columns or rows then step by one element;
 /// - an element.
 /// Tiles have rows dense in the destination from the unit on, whose units fill the
-/// tile's W lanes (16 of 32 bits, 8 of 64 on AVX-512), and columns dense in the source
-/// (up to 3 loops, 8 columns or more). Weights into blocks take the rows first (the
+/// tile's W lanes (tile_side: 16 of 32 bits, 8 of 64, 4 of 128 on AVX-512), and columns
+/// dense in the source (up to 3 loops, 8 columns or more, or W). Weights into blocks take the rows first (the
 /// fewest loops that fill the lanes, at most tile_rows_max rows, the zeros after each
 /// run of the first among them: a destination's padding), then the columns; blocks into
 /// plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16 channels), then as
@@ -165,7 +165,9 @@ inline void use_tiles(nest& n, dim bytes) {
   if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
     // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
     // one element, each followed by zeros, are rows like any other)
-    if (unit_fits(last.extent, 8) && n.zero_tail == 0) {
+    // (16 bytes of 1- or 2-byte elements stay rows: the copy kernel's fixed moves and
+    // zipped runs beat tiles of them, s8 nhwc -> nChw16c by 3x)
+    if (unit_fits(last.extent, bytes == 4 ? 16 : 8) && n.zero_tail == 0) {
       const auto units = [&](bool cut) {
         return try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent, cut);
       };
