@@ -625,6 +625,9 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({128, 57, 3, 3}, f32, "ohwi"), desc({128, 57, 3, 3}, f32, "OhwI16o4i"), {4, 1, 1});
   planned(desc({128, 57, 3, 3}, f32, "OhwI16o4i"), desc({128, 57, 3, 3}, f32, "ohwi"), {4, 1, 1});
   planned(desc({384, 171}, s32, "ab"), desc({384, 171}, s32, "AB8a4b"), {4, 1, 1});
+  // (13 blocks of 4 input channels: a partial tile on AVX2 too, as columns and as rows)
+  planned(desc({128, 53, 3, 3}, f32, "ohwi"), desc({128, 53, 3, 3}, f32, "OhwI16o4i"), {4, 1, 1});
+  planned(desc({128, 53, 3, 3}, f32, "OhwI16o4i"), desc({128, 53, 3, 3}, f32, "ohwi"), {4, 1, 1});
   // a loop of more rows than a tile holds, cut into runs that fit: the 576 pairs and 288
   // quads of input channels of a row of output channels (9 pixels x 64 or 32) in runs
   // of 192 and 144, and 450 pairs in runs of 225

@@ -140,11 +140,11 @@ TEST_CASE("from memory, the outer loop that finishes the source's lines moves in
   nest u = small;
   memfmt::detail::order_tiles_for_memory(u, 4);
   CHECK(loops_of(u) == loops_of(small));
-  // with S's blocks filling the window (64 KiB each, 2 of them), a chunk of D is one
-  // iteration: ..., D, S, tiles
-  const nest wide = tiles({{2, 16, 1 << 20}, {16, 4096, 256}, {128, 256, 1}, {128, 1, 128}});
+  // with S's blocks filling the window (tiles of 128 x 128 f32, 64 KiB, 2 of them), a
+  // chunk of D is one iteration: ..., D, S, tiles
+  const nest wide = tiles({{2, 128, 1 << 22}, {16, 32768, 16384}, {128, 256, 1}, {128, 1, 128}});
   nest w = wide;
   memfmt::detail::order_tiles_for_memory(w, 4);
   CHECK(sorted_elements(w) == sorted_elements(wide));
-  CHECK(loops_of(w) == std::vector<loop>{{16, 4096, 256}, {2, 16, 1 << 20}, {128, 256, 1}, {128, 1, 128}});
+  CHECK(loops_of(w) == std::vector<loop>{{16, 32768, 16384}, {2, 128, 1 << 22}, {128, 256, 1}, {128, 1, 128}});
 }

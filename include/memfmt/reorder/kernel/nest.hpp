@@ -112,8 +112,9 @@ struct nest {
   /// Offsets are relative to the block's first element.
   int gather_loops = 0;
   /// The `tile` kind: elements per unit (1, the 2 to 8 contiguous in src and dst that
-  /// make 2 to 8 bytes, or the 2 to 8 elements of 1 or 2 bytes that make 2, 4 or 8 bytes,
-  /// spread in one), and the loops of its rows (0: none, no transpose) and columns.
+  /// make 2 to 8 bytes, 4 contiguous 4-byte elements (16 bytes), or the 2 to 8 elements
+  /// of 1 or 2 bytes that make 2, 4 or 8 bytes, spread in one), and the loops of its rows
+  /// (0: none, no transpose) and columns.
   int tile_unit = 1;
   int tile_row_loops = 0;
   int tile_column_loops = 1;

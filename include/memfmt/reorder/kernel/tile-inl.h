@@ -1,7 +1,8 @@
-// The `tile` kernel: W x W tiles of units (an element of 1, 2 or 4 bytes, or the 2 to 16
-// contiguous in source and destination that make 2 to 16 bytes). A tile reads W source
-// rows along the columns, one vector each, transposes them (transpose_units), and
-// writes each column's W rows as one vector: whole vectors on both sides, whichever
+// The `tile` kernel: W x W tiles of units (an element of 1, 2 or 4 bytes, the 2 to 8
+// contiguous in source and destination that make 2 to 8 bytes, or 4 contiguous 4-byte
+// elements). A tile reads W source rows along the columns, one vector each, transposes
+// them (transpose_units; transpose_blocks for units of 16 bytes), and writes each
+// column's W rows as one vector: whole vectors on both sides, whichever
 // loops the rows come from (OIhw4i16o4i: rows of 4 input and 4 output channels;
 // OIhw16o16i: 16 x 16 channels; AB8b32a2b: units of 2 elements).
 // Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store;
@@ -108,7 +109,7 @@ class tile_kernel {
   /// 32-bit (widened).
   template <std::size_t kBytes>
   using lane_t = std::conditional_t<kBytes >= 8, std::uint64_t, std::uint32_t>;
-  /// Units of kBytes per vector: a tile's W (1 where a vector holds less than a unit).
+  /// Units of kBytes per vector: a tile's W (1 where a vector holds one unit or less).
   template <std::size_t kBytes>
   static constexpr std::size_t tile_w =
       kBytes == 16 ? (unit_lanes<std::uint64_t> >= 2 ? unit_lanes<std::uint64_t> / 2 : 1) : unit_lanes<lane_t<kBytes>>;
@@ -179,8 +180,8 @@ HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
   }
 }
 
-/// Stores the first `n` lanes of `v` as units of kBytes at `p`; around the caches when
-/// `stream` and the store is whole and aligned.
+/// Stores the first `n` units of `v` (a lane each, or two for 16 bytes) as units of
+/// kBytes at `p`; around the caches when `stream` and the store is whole and aligned.
 template <std::size_t kBytes, class D>
 HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream) {
   constexpr auto per_unit = static_cast<dim>(kBytes >= sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);

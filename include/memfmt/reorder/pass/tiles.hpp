@@ -131,7 +131,8 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// Makes a plain copy a nest of the `tile` kind (see kernel_kind::tile) where its units
 /// go whole vectors in and out. The unit is the first of these that tiles fit:
 /// - the 2 to 8 elements of an innermost loop contiguous on both sides that make 2 to 8
-///   bytes, or 16 of 4-byte elements (AB8b32a2b: 2 b; f32 gOwI32o4i: 4 i);
+///   bytes, or the 4 that make 16 bytes of 4-byte elements (AB8b32a2b: 2 b; f32
+///   gOwI32o4i: 4 i);
 /// - for 1- and 2-byte elements, the 2, 4 or 8 bytes of the destination's innermost
 ///   loop, packed from strided source elements (OIhw4i16o4i from oihw: 4 i, 9 apart),
 ///   or of the source's innermost loop, unpacked to strided destination elements (the
@@ -195,12 +196,12 @@ inline void use_tiles(nest& n, dim bytes) {
     }
     return false;
   };
-  // every way as the loops are, then (not for a transpose, whose kernel walks long rows
-  // in strips of its own) every way with long loops of rows cut
+  // every way as the loops are, then, for a copy, every way with long loops of rows cut
+  // (a transpose's kernel walks long rows in strips of its own)
   const auto choose = [&](bool cut) {
     return spread(true, 8, cut) || spread(false, 4, cut) || try_tiles(n, bytes, 1, 1, 1, cut) || spread(false, 8, cut);
   };
-  if (!choose(false) && n.kind != kernel_kind::transpose) choose(true);
+  if (!choose(false) && n.kind == kernel_kind::copy) choose(true);
 }
 
 /// Bytes (source and destination) beyond which tile nests are ordered for a pass from
