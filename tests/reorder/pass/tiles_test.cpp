@@ -89,13 +89,14 @@ TEST_CASE("a lone 2-D transpose with a tile of columns or more stays a transpose
 TEST_CASE("a copy's loop of more rows than a tile holds is cut into runs that do (bf16 OhwI32o2i -> ohwi, 2048 x 896 "
           "x 3 x 3)",
           "[pass][tiles]") {
-  // As simplify leaves it (2 of the 64 blocks of 32 o): the blocks; the 4032 pairs of i of a row of o (the
-  // 9 pixels times 448 pairs, folded), cut in 4 for the caches; the 32 o of a block (2
-  // elements apart in the source, a row of 8064 in the destination); a pair of i. Units
+  // As simplify leaves it (2 of the 64 blocks of 32 o): the blocks; the 4032 pairs of i
+  // of a row of o (the 9 pixels times 448 pairs, folded), cut in 4 for the caches; the
+  // 32 o of a block (2 elements apart in the source, a row of 8064 in the destination);
+  // a pair of i. Units
   // of a pair, 16 to a tile on AVX-512; 1008 = 16 x 63 rows, cut at 144 = 16 x 9, the
   // largest multiple of 16 within 256 that divides it.
   const nest n = make_nest(kernel_kind::copy,
-                           {{2, 258048, 258048}, {4, 64512, 2016}, {32, 2, 8064}, {1008, 64, 2}, {2, 1, 1}}, 1);
+                           {{2, 258048, 258048}, {4, 64512, 2016}, {32, 2, 8064}, {1008, 64, 2}, {2, 1, 1}});
   const nest t = tiled(n, 2);
   CHECK(t.kind == kernel_kind::tile);
   CHECK(t.tile_unit == 2);
@@ -104,10 +105,10 @@ TEST_CASE("a copy's loop of more rows than a tile holds is cut into runs that do
   CHECK(loops_of(t) == std::vector<loop>{{2, 258048, 258048}, {4, 64512, 2016}, {7, 9216, 288}, {144, 64, 2},
                                          {32, 2, 8064}, {2, 1, 1}});
   // 300 rows: no multiple of 16 divides it, 150 does
-  const nest n300 = make_nest(kernel_kind::copy, {{32, 2, 600}, {300, 64, 2}, {2, 1, 1}}, 1);
+  const nest n300 = make_nest(kernel_kind::copy, {{32, 2, 600}, {300, 64, 2}, {2, 1, 1}});
   CHECK(loops_of(tiled(n300, 2)) == std::vector<loop>{{2, 9600, 300}, {150, 64, 2}, {32, 2, 600}, {2, 1, 1}});
   // 514 = 2 x 257: no divisor from 16 to 256, the rows stay a copy
-  const nest n514 = make_nest(kernel_kind::copy, {{32, 2, 1028}, {514, 64, 2}, {2, 1, 1}}, 1);
+  const nest n514 = make_nest(kernel_kind::copy, {{32, 2, 1028}, {514, 64, 2}, {2, 1, 1}});
   const nest t514 = tiled(n514, 2);
   CHECK(t514.kind == kernel_kind::copy);
   CHECK(loops_of(t514) == loops_of(n514));

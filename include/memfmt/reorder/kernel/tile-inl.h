@@ -22,6 +22,7 @@
 #define MEMFMT_REORDER_KERNEL_TILE_INL_H_
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -111,8 +112,7 @@ class tile_kernel {
   using lane_t = std::conditional_t<kBytes >= 8, std::uint64_t, std::uint32_t>;
   /// Units of kBytes per vector: a tile's W (1 where a vector holds one unit or less).
   template <std::size_t kBytes>
-  static constexpr std::size_t tile_w =
-      kBytes == 16 ? (unit_lanes<std::uint64_t> >= 2 ? unit_lanes<std::uint64_t> / 2 : 1) : unit_lanes<lane_t<kBytes>>;
+  static constexpr std::size_t tile_w = std::max<std::size_t>(unit_lanes<lane_t<kBytes>> / (kBytes == 16 ? 2 : 1), 1);
 
   /// kPart: bytes per element of a spread unit, else kBytes.
   template <std::size_t kBytes, std::size_t kPart>
@@ -166,13 +166,19 @@ class tile_kernel {
   dim src_rows_[tile_rows_max];  ///< (the first rows_ are set)
 };
 
+/// Lanes of D per unit of kBytes: two u64 for 16 bytes, else one (a unit narrower than
+/// a lane rides widened in it).
+template <std::size_t kBytes, class D>
+inline constexpr auto lanes_per_unit =
+    static_cast<dim>(kBytes > sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);
+
 /// W units of kBytes at `p` in the lanes of `d` (the first `n` of them when n < W, the
 /// others zero).
 template <std::size_t kBytes, class D>
 HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
-  constexpr auto per_unit = static_cast<dim>(kBytes >= sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);
+  constexpr dim per_unit = lanes_per_unit<kBytes, D>;
   constexpr auto W = static_cast<dim>(hn::MaxLanes(D())) / per_unit;
-  if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {  // (a unit of 16 bytes: two lanes)
+  if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {
     const auto* q = reinterpret_cast<const hn::TFromD<D>*>(p);
     return n == W ? hn::LoadU(d, q) : load_first(d, q, n * per_unit);
   } else {
@@ -184,7 +190,7 @@ HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
 /// kBytes at `p`; around the caches when `stream` and the store is whole and aligned.
 template <std::size_t kBytes, class D>
 HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream) {
-  constexpr auto per_unit = static_cast<dim>(kBytes >= sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);
+  constexpr dim per_unit = lanes_per_unit<kBytes, D>;
   constexpr auto W = static_cast<dim>(hn::MaxLanes(D())) / per_unit;
   if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {
     auto* q = reinterpret_cast<hn::TFromD<D>*>(p);

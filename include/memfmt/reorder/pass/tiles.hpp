@@ -140,8 +140,8 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// - an element.
 /// Tiles have rows dense in the destination from the unit on, whose units fill the
 /// tile's W lanes (tile_side: 16 of 32 bits, 8 of 64, 4 of 128 on AVX-512), and columns
-/// dense in the source (up to 3 loops, 8 columns or more, or W). Weights into blocks take the rows first (the
-/// fewest loops that fill the lanes, at most tile_rows_max rows, the zeros after each
+/// dense in the source (up to 3 loops, 8 columns or more, or W). Weights into blocks take
+/// the rows first (the fewest loops that fill the lanes, at most tile_rows_max rows, the zeros after each
 /// run of the first among them: a destination's padding), then the columns; blocks into
 /// plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16 channels), then as
 /// many rows as there are. A loop dense on both sides at unit level (a spread unit's
@@ -163,19 +163,6 @@ inline void use_tiles(nest& n, dim bytes) {
     const dim b = extent * bytes;
     return extent > 1 && b <= most && (b & (b - 1)) == 0;
   };
-  if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
-    // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
-    // one element, each followed by zeros, are rows like any other)
-    // (16 bytes of 1- or 2-byte elements stay rows: the copy kernel's fixed moves and
-    // zipped runs beat tiles of them, s8 nhwc -> nChw16c by 3x)
-    if (unit_fits(last.extent, bytes == 4 ? 16 : 8) && n.zero_tail == 0) {
-      const auto units = [&](bool cut) {
-        return try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent, cut);
-      };
-      if (!units(false)) units(true);
-    }
-    return;
-  }
   // packed: the destination's innermost loop; unpacked: the source's (moved innermost).
   // Unpacked units of 8 bytes, in half as many lanes, come after single elements, whose
   // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w: 1.0x of oneDNN
@@ -196,11 +183,19 @@ inline void use_tiles(nest& n, dim bytes) {
     }
     return false;
   };
-  // every way as the loops are, then, for a copy, every way with long loops of rows cut
-  // (a transpose's kernel walks long rows in strips of its own)
   const auto choose = [&](bool cut) {
+    if (last.src_stride == 1 && last.dst_stride == 1 && last.extent > 1) {
+      // (longer rows on both sides: a copy; zeros after units: left to the copy; rows of
+      // one element, each followed by zeros, are rows like any other; 16 bytes of 1- or
+      // 2-byte elements stay rows: the copy kernel's fixed moves and zipped runs beat
+      // tiles of them, s8 nhwc -> nChw16c by 3x)
+      return unit_fits(last.extent, bytes == 4 ? 16 : 8) && n.zero_tail == 0 &&
+             try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent, cut);
+    }
     return spread(true, 8, cut) || spread(false, 4, cut) || try_tiles(n, bytes, 1, 1, 1, cut) || spread(false, 8, cut);
   };
+  // every way as the loops are, then, for a copy, every way with long loops of rows cut
+  // (a transpose's kernel walks long rows in strips of its own)
   if (!choose(false) && n.kind == kernel_kind::copy) choose(true);
 }
 
