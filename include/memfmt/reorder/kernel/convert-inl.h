@@ -27,18 +27,12 @@
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/path.hpp"
+#include "memfmt/reorder/kernel/vectors-inl.h"
+#include "memfmt/reorder/kernel/x86/avx2-inl.h"
+#include "memfmt/reorder/kernel/x86/sse4-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
-
-namespace hn = hwy::HWY_NAMESPACE;
-
-using DF = hn::ScalableTag<float>;
-using DI = hn::RebindToSigned<DF>;
-using DU = hn::RebindToUnsigned<DF>;
-using VF = hn::Vec<DF>;
-using VI = hn::Vec<DI>;
-using VU = hn::Vec<DU>;
 
 /// Storage-type elements, as many as f32 lanes.
 template <data_type DT>
@@ -370,21 +364,12 @@ HWY_INLINE void store_f32_quad(VF v0, VF v1, VF v2, VF v3, void* p, bool stream)
     const auto to_int = [&](VF v) {
       const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
       const auto bits = hn::Sub(hn::BitCast(di, hn::Add(clamped, hn::Set(df, 12582912.f))), hn::Set(di, 0x4B400000));
-      return (MayBeNaN ? hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), bits) : bits).raw;
+      return MayBeNaN ? hn::IfThenZeroElse(hn::RebindMask(di, hn::IsNaN(v)), bits) : bits;
     };
     const auto i0 = to_int(v0), i1 = to_int(v1), i2 = to_int(v2), i3 = to_int(v3);
     const hn::Repartition<std::uint8_t, DF> d8;
     auto* bytes = static_cast<std::uint8_t*>(p);
-#if HWY_TARGET == HWY_AVX2
-    const __m256i lo16 = _mm256_packs_epi32(i0, i1), hi16 = _mm256_packs_epi32(i2, i3);
-    const __m256i packed = DT == data_type::s8 ? _mm256_packs_epi16(lo16, hi16) : _mm256_packus_epi16(lo16, hi16);
-    // the packs work within 128-bit halves: dwords (i0 i1 i2 i3 | i0 i1 i2 i3) -> in order
-    const auto in_order = hn::Vec<decltype(d8)>{_mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))};
-#else
-    const __m128i lo16 = _mm_packs_epi32(i0, i1), hi16 = _mm_packs_epi32(i2, i3);
-    const auto in_order =
-        hn::Vec<decltype(d8)>{DT == data_type::s8 ? _mm_packs_epi16(lo16, hi16) : _mm_packus_epi16(lo16, hi16)};
-#endif
+    const hn::Vec<decltype(d8)> in_order = pack_to_bytes<DT == data_type::s8>(i0, i1, i2, i3);
     store_maybe_stream(in_order, d8, bytes, stream);
     return;
   }

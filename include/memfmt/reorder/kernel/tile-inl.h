@@ -29,7 +29,7 @@
 
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
-#include "memfmt/reorder/kernel/transpose-inl.h"
+#include "memfmt/reorder/kernel/transpose/registers-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
