@@ -5,9 +5,8 @@
 //   one pass (`convert_rows<S, D>`): both at once, for the conversions that multiply
 //   a row by one factor at most (no zero points, no sum), which are most of them.
 // The two stages serve every conversion with 6 + 6 functions per target; the one
-// pass takes 36, small ones, and saves the f32 rows in between (nchw bf16 -> f32 in
-// L2 went from 0.93x to 1.49x oneDNN's speed on Zen 4). Every result equals
-// convert_scalar.hpp bit for bit.
+// pass takes 36, small ones, and saves the f32 rows in between (about 1.6 times as
+// fast in cache). Every result equals convert_scalar.hpp bit for bit.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
 
@@ -248,8 +247,9 @@ HWY_INLINE void store_maybe_stream(hn::Vec<D> v, D d, hn::TFromD<D>* p, bool str
 }
 
 /// `v` with its NaN lanes replaced by the canonical quiet NaN. The check is a compare and
-/// a test of its mask; the blend runs only when a lane is NaN: rare in real tensors, and an op per vector that a
-/// conversion bound by its ops cannot afford (f32 -> bf16 in L1: 91 -> 112 GB/s).
+/// a test of its mask; the blend runs only when a lane is NaN: rare in real tensors, and
+/// an op per vector that a conversion bound by its ops cannot afford (a fifth of f32 ->
+/// bf16 in L1).
 HWY_INLINE VF canonical_nan(VF v) {
   const DF df;
   const auto is_nan = hn::IsNaN(v);
@@ -601,8 +601,8 @@ void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
   const conversion& c = *p.cvt;
   if constexpr (has_convert_rows) {
     if (converts_in_one_pass(c, p.scale_stride)) {
-      // (inline: a call more per row cost 20 % of nChw16c -> nchw bf16 -> f32 in L2,
-      // whose transposes store rows of 16)
+      // (inline: a call more per row cost a fifth of nChw16c -> nchw bf16 -> f32, whose
+      // transposes store rows of 16)
       return convert_rows_inline<data_type::f32, D>(x, x_step * static_cast<dim>(sizeof(float)), dst, dst_step, n,
                                                     rows, p);
     }

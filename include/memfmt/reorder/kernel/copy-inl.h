@@ -28,9 +28,9 @@
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
 
-/// Rows at least this long are copied by copy_bytes' own loop, not by memcpy: glibc
-/// 2.36's memcpy (rep movsb) ran at 34 to 92 GB/s between 512 KiB and 600 KiB on Zen 5,
-/// where four vectors per step ran at 130 to 143 (below, memcpy is as fast or faster).
+/// Rows at least this long are copied by copy_bytes' own loop, not by memcpy: glibc's
+/// memcpy (rep movsb) slows down severalfold from about half a megabyte on, where four
+/// vectors per step keep their speed (below, memcpy is as fast or faster).
 inline constexpr std::size_t long_copy_bytes = 384 << 10;
 
 /// Copies `bytes` bytes; with `stream`, the aligned whole vectors bypass the caches.
@@ -124,9 +124,8 @@ HWY_INLINE void move_rows(const std::byte* s, dim src_step, std::byte* d, dim ds
     for (std::size_t k = 0; k < B; k += N) store(load(r, k), r, k);
 #else
   // vectors of each row per step: streamed rows of whole lines, a line (every streaming
-  // store of a line back to back: on Zen 3, nhwc -> nChw16c 256 MiB from memory went
-  // from 16 to 19 GB/s once the halves of a line no longer alternated between rows);
-  // else up to 4
+  // store of a line back to back: the halves of a line alternating between rows cost a
+  // sixth from memory); else up to 4
   constexpr std::size_t step = Streaming && B % 64 == 0 ? (N >= 64 ? 1 : 64 / N) : B / N < 4 ? B / N : 4;
   for (std::size_t k = 0; k < B; k += step * N) {
     // vector q of a step: row q / step, bytes k + q % step * N of it
@@ -153,10 +152,9 @@ HWY_INLINE void move_walk(const std::byte* src, std::byte* dst, const row_walk& 
     };
     if constexpr (R == 1) {
       // one row per step (rows of 4 vectors or more; every row on targets of sizeless
-      // vectors), unrolled: on Zen 5, a loop of one row per iteration ran rows of 256
-      // bytes that are back to back in the source (ab -> BA16a64b in L2) at half the
-      // speed; steps of several shorter rows are fast enough as they are (unrolled,
-      // nhwc -> nChw16c in L2 lost 6 %)
+      // vectors), unrolled: a loop of one row per iteration ran rows of 256 bytes that
+      // are back to back in the source (ab -> BA16a64b) at half the speed; steps of
+      // several shorter rows are fast enough as they are, and lose a little unrolled
       _Pragma("GCC unroll 4")
       for (; j + R <= w.inner; j += R, s += R * w.src_inner, d += R * w.dst_inner) step();
     } else {
@@ -569,11 +567,10 @@ struct copy_kernel {
         if (!stream && w.dst_inner % 2048 == 0 && w.dst_outer < w.dst_inner && w.outer > 1 && w.inner >= 8) {
           // In cache, destination rows a multiple of 2 KiB apart share one or two L1 sets:
           // walked along them, each outer step evicts the lines the last one left partly
-          // written. Along the outer loop instead, the destination goes in order (in L2
-          // on Zen 5, one thread: nChw16c -> nhwc 1 x 512 x 7 x 7, rows 2 KiB apart, 46
-          // -> 131 to 134 GB/s). (From memory, the source goes in order, and the
-          // destination's lines stream: ab -> BA16a64b 256 MiB, one thread, fell from 49
-          // to 30 to 34 GB/s walked the other way.)
+          // written. Along the outer loop instead, the destination goes in order (nChw16c
+          // -> nhwc, rows 2 KiB apart: about three times as fast). (From memory, the source
+          // goes in order, and the destination's lines stream: ab -> BA16a64b lost a third
+          // walked the other way.)
           MEMFMT_KERNEL_PATH("fixed rows, destination order");
           const row_walk across{w.inner, w.outer, w.src_inner, w.src_outer, w.dst_inner, w.dst_outer};
           return fixed(src, dst, across, stream, repeat);
@@ -768,13 +765,13 @@ struct copy_kernel {
       return;
     }
     if (cvt->src == data_type::f32) {
-      // one call for the whole row: nothing to stage (a call per 512 elements cost 4 to
-      // 9 % of nchw f32 -> s8 and nChw16c f32 -> bf16 1 x 96 x 28 x 28 in L2 on Zen 5)
+      // one call for the whole row: nothing to stage (a call per 512 elements cost up to a
+      // tenth of short converted rows)
       store(reinterpret_cast<const float*>(src), 0, dst, 0, n, 1, p);  // read with unaligned loads only
       return;
     }
-    // staged in chunks of 8 KiB (of 2 KiB, the two calls per chunk cost 6 % of nchw bf16 ->
-    // f32 1 x 96 x 28 x 28 in L2 on Zen 5)
+    // staged in chunks of 8 KiB (in chunks of 2 KiB, the two calls per chunk cost a few
+    // percent)
     constexpr dim chunk = 4 * chunk_elems;
     HWY_ALIGN float buffer[chunk];
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);

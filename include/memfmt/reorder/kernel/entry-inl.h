@@ -97,8 +97,8 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
           const loop& J = n.loops[n.nloops - 2];
           const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
           if (n.nloops == n.owned_loops() + 1) {
-            // one outer loop: the kernel walks this share of it too, in one call (four
-            // calls of 256 rows took 3 % longer than one of 4 x 256: ab -> BA16a64b in L2)
+            // one outer loop: the kernel walks this share of it too, in one call (a call per
+            // iteration is measurably slower for short rows: ab -> BA16a64b)
             const loop& L = n.loops[0];
             const loop share{end - begin, L.src_stride, L.dst_stride, L.scale_stride};
             const float* scales = c.scales != nullptr ? c.scales + cursor.scale : nullptr;

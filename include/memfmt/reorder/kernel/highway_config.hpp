@@ -4,8 +4,7 @@
 ///
 /// Highway 1.0 means to add AVX3_DL to its targets when the compiler's baseline has it,
 /// but its check reads a macro that does not exist, so a baseline of AVX3_DL
-/// (-march=native on Sapphire Rapids or Zen 5: AVX-512 with VNNI, VBMI2, BITALG and
-/// AVX-VNNI) stops at Highway's
+/// (-march=native on a processor with AVX-512 VNNI, VBMI2, BITALG and AVX-VNNI) stops at Highway's
 /// "#error Logic error: best baseline should be included in dynamic targets".
 /// Opting in with HWY_WANT_AVX3_DL, only for such a baseline, does what Highway meant;
 /// other baselines are untouched. The macro stays defined, so that Highway headers

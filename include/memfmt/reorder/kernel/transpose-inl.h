@@ -236,8 +236,7 @@ struct transpose_kernel {
         const dim left = columns - i - cols;  // of each row, after this chunk
         if (stream && left > 0) {
           // from memory: ask for the rows' next chunk while this one converts (W rows far
-          // apart outrun the hardware prefetcher: nchw -> nChw16c f32 -> bf16 256 MiB on
-          // Zen 5, one thread, at 16 GB/s, under half of memcpy's)
+          // apart outrun the hardware prefetcher)
           for (dim k = 0; k < rows; ++k) {
             const auto next = reinterpret_cast<std::uintptr_t>(first + k * J.src_stride * ssz + cols * ssz);
             const auto last = next + static_cast<std::uintptr_t>(std::min(left, chunk) * ssz);
@@ -245,8 +244,8 @@ struct transpose_kernel {
           }
         }
         if (in_one_pass) {
-          // the strip's rows in one call (two calls per row cost 20 % of nChw16c -> nchw
-          // bf16 -> f32 in L2, whose rows are 16 elements)
+          // the strip's rows in one call (two calls per row cost a fifth of nChw16c -> nchw
+          // bf16 -> f32, whose rows are 16 elements)
           const row_params p{cvt, advance_scales(scales, j * J.scale_stride + i * I.scale_stride), 0, false,
                              J.scale_stride};
           convert(first, J.src_stride * ssz, converted, chunk * dsz, cols, rows, p);
@@ -272,9 +271,8 @@ struct transpose_kernel {
   /// Converting with fewer columns than a tile and many rows (nChw16c -> nchw with 3
   /// channels, a type change): strips of rows are transposed plain, in the source type,
   /// into a buffer whose rows are the destination's, which then convert as long rows
-  /// (converted first, each source row was a conversion of 3 elements: 0.1x oneDNN in L2
-  /// on Zen 5, one thread, 1 x 3 x 224 x 224 bf16 -> f32). Beta reads the destination
-  /// in its own order.
+  /// (converted first, each source row was a conversion of 3 elements, at a tenth of
+  /// oneDNN's speed). Beta reads the destination in its own order.
   void transpose_then_convert(const std::byte* src, std::byte* dst, const float* scales, const loop& J,
                               const loop& I) const {
     MEMFMT_KERNEL_PATH("transposed then converted");
@@ -338,9 +336,8 @@ struct transpose_kernel {
   }
 
   /// The blocks along loop L, each as block() would do it; for plain blocks, the transpose
-  /// is chosen once for all (in L2 on Zen 5, one thread, against a call of block() per
-  /// block: nchw -> nChw16c 1 x 512 x 1 x 64, 32 blocks of 16 x 64, 121 -> 131 to 134
-  /// GB/s; 1 x 512 x 7 x 7 100 -> 116, nChw16c -> nchw 72 to 85 -> 97).
+  /// is chosen once for all (a choice per block costs a tenth or more of blocks of a few
+  /// tiles).
   void blocks(const std::byte* src, std::byte* dst, const float* scales, const loop& L, const loop& J, const loop& I,
               const loop& C) const {
     const auto ssz = static_cast<dim>(src_size), dsz = static_cast<dim>(dst_size);
@@ -348,15 +345,11 @@ struct transpose_kernel {
     if (plain && tile_plain != nullptr && L.extent > 0) {
       if constexpr (tile_lanes >= 4) {
         // Blocks a line of 32-bit elements wide at most (a whole number of tiles: 16
-        // channels) and a few tiles long: whole tiles (in L2 on Zen 5, one thread, against
-        // a block transpose per block or, with 8 lanes, masked tiles, GB/s:
-        // - AVX-512, nchw -> nChw16c 1 x 1024 x 5 x 5 93 -> 135, 1 x 512 x 6 x 6 93 -> 138,
-        //   1 x 512 x 7 x 7 111 -> 134, 1 x 256 x 8 x 8 131 -> 142; nChw16c -> nchw 98 ->
-        //   147, 107 -> 143, 118 -> 135, 132 -> 142; 9 x 9 to 15 x 15 gained nothing;
-        // - AVX2, nchw -> nChw16c and back: 1 x 1024 x 3 x 3 +17 and +26 %, 5 x 5 +27 and
-        //   +15 %, 6 x 6 +34 and +25 %, 7 x 7 +5 and -5 %; 8 x 8 lost 7 % both ways;
-        // - SSE4, 1 x 1024 x 3 x 3 29 -> 62 and 28 -> 52, 5 x 5 +10 and +71 %; 8 x 8 lost a
-        //   quarter.)
+        // channels) and a few tiles long: whole tiles, inline, the last of a row or column
+        // moved back to end at the edge. Against a block transpose per block, or masked
+        // tiles with 8 lanes, they gain up to half on AVX-512 and AVX2 and double SSE4's
+        // speed for 3 x 3 to 7 x 7 pixels; from 8 x 8 on they gain nothing or lose (hence
+        // `longest`).
         constexpr auto W = static_cast<dim>(tile_lanes);
         constexpr dim longest = W == 16 ? 64 : W == 8 ? 56 : 32;
         const auto fits = [](dim wide, dim along) { return wide % W == 0 && wide <= 16 && along > W && along <= longest; };
@@ -368,15 +361,10 @@ struct transpose_kernel {
         }
       }
       // Other small blocks, by masked rows: of at most a tile, or, in 8-lane tiles, a strip
-      // of at most two tiles of at most 8192 elements (the source in L1). In L2 on Zen 5, one
-      // thread, against a block transpose per block, GB/s: AVX-512, nchw -> nChw16c 1 x 7296
-      // x 3 x 3 35 -> 168, nChw16c -> nchw 38 -> 168; 1 x 4096 x 4 x 4 127 -> 254 both ways;
-      // 1 x 16384 x 2 x 2, against interleaved loads or stores, 41 -> 95 and 25 -> 73. AVX2,
-      // nchw -> nChw16c and back: 1 x 1024 x 3 x 3 36 -> 72 and 42 -> 71, 5 x 5 83 -> 107 and
-      // 50 -> 101, 1 x 512 x 7 x 7 104 -> 127 and 114 -> 119, 1 x 256 x 16 x 16 134 -> 146
-      // and 132 -> 143. Larger blocks lost (1 x 128 x 28 x 28 144 -> 133), and so did blocks
-      // of several 16-lane masked tiles (AVX-512 1 x 1024 x 5 x 5 101 -> 83). (On AVX2, 3 x 3
-      // to 7 x 7 now go in whole tiles, above.)
+      // of at most two tiles of at most 8192 elements (the source in L1). Against a block
+      // transpose per block, two to four times as fast for blocks of a tile or less (and
+      // than interleaved loads or stores for 2 x 2 pixels); larger blocks lost, and so did
+      // blocks of several 16-lane masked tiles.
       if constexpr (exact_masked_rows<4> && tile_lanes >= 8) {
         constexpr auto W = static_cast<dim>(tile_lanes);
         const bool small = W < 16 ? (J.extent <= 2 * W || I.extent <= 2 * W) && J.extent * I.extent <= 8192

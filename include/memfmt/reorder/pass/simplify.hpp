@@ -17,8 +17,8 @@ inline constexpr dim gather_max = 1024;
 /// interleave kind's block fits (OIhw4i16o4i: runs of 4 input channels).
 inline constexpr dim interleave_below_side = 16;
 /// Transposes whose tile has a side shorter than this gather instead: 4, the narrowest
-/// tile (in L2 on Zen 5, one thread, nChw8c -> nchw 1 x 64 x 32 x 32 ran at 27 GB/s as a
-/// gather and at 120 in 8-lane tiles; nChw4c -> nchw 26 against 134 in 4-lane tiles).
+/// tile (nChw8c -> nchw and nChw4c -> nchw ran four to five times as fast in 8- and
+/// 4-lane tiles as gathered).
 inline constexpr dim gather_below_side = 4;
 
 /// How many innermost loops of `loops` (ordered by dst stride) form a block that is
@@ -59,8 +59,8 @@ inline int interleave_block(const loop* loops, int count) {
 /// source rows (e.g. nhwc -> nChw8c: K walks the channel blocks of each pixel).
 /// - Rows of whole cache lines: K moves inside J, so the source is read in order and
 ///   each of K's destination streams gets whole lines (from memory, twice as fast as
-///   K passes over the source; in cache too: ab -> BA16a64b 256 x 256 in L2 on Zen 5,
-///   rows of 4 lines, 130 -> 245 GB/s with the kernel's loop over K unrolled).
+///   K passes over the source; in cache too, ab -> BA16a64b, with the kernel's loop over
+///   K unrolled).
 /// - Rows that pack into lines (64 / row bytes per line), with few streams (K owned by
 ///   the kernel): K moves inside J too, and the kernel fills a line of every stream from
 ///   a few consecutive source rows (nChw16c -> nChw8c, nhwc -> nChw8c: each source line

@@ -165,8 +165,8 @@ inline void use_tiles(nest& n, dim bytes) {
   };
   // packed: the destination's innermost loop; unpacked: the source's (moved innermost).
   // Unpacked units of 8 bytes, in half as many lanes, come after single elements, whose
-  // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w: 1.0x of oneDNN
-  // against 0.9x as unpacked 4i).
+  // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w, is a tenth
+  // faster so than as unpacked 4i).
   const auto spread = [&](bool packed, dim most, bool cut) {
     if (bytes > 2 || n.zero_tail != 0) return false;
     for (int i = 0; i < n.nloops; ++i) {

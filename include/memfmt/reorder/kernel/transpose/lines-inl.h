@@ -29,18 +29,14 @@ enum class tile_reads { rows, blocks, lines };
 /// block b of source rows i, 4 + i, 8 + i and 12 + i, by a broadcast and three masked
 /// broadcasts (loads, no shuffles), so that each of its 128-bit blocks holds a 4 x 4
 /// matrix; one transpose within the blocks of vectors 4b..4b+3 turns them into
-/// destination rows 4b..4b+3. That is 32 shuffles instead of 64, and in L2 the tiles run
-/// faster still than that explains (nchw -> nChw16c in L2 on Zen 5, one thread, against
-/// transpose_tile_even, GB/s: 1 x 64 x 16 x 66 139 -> 175, 1 x 128 x 28 x 28 147 -> 175,
-/// 1 x 256 x 14 x 14 127 -> 150). kLines: all 16 vectors at once, each source line read
-/// at once, for rows a multiple of 4 KiB apart (the tiles left over from
+/// destination rows 4b..4b+3. That is 32 shuffles instead of 64, and in L2 the tiles gain
+/// more than that explains. kLines: all 16 vectors at once, each source line read at
+/// once, for rows a multiple of 4 KiB apart (the tiles left over from
 /// transpose_staged_tiles): their 16 lines share one L1 set, and block by block, a line
-/// is evicted before its next block is read (1 x 64 x 32 x 32: 121 GB/s so, 135 line by
-/// line, 124 to 130 in 8-lane runs; without the aliasing, line by line is the slower: 1
-/// x 64 x 16 x 66 175 -> 166, 1 x 128 x 16 x 32 161 -> 158).
-/// @pre src and src_step are multiples of 16 (rows only 4-byte aligned, where some block
-/// loads cross a line, were mixed against whole rows: 1 x 1024 x 5 x 5 -17 %, 1 x 32 x 35
-/// x 35 +30 %)
+/// is evicted before its next block is read. Without that aliasing, block by block is
+/// the faster.
+/// @pre src and src_step are multiples of 16 (with rows only 4-byte aligned, some block
+/// loads cross a line, and the blocks lose as often as they win)
 template <bool kLines, class Step>
 HWY_INLINE void transpose_tile_by_blocks(const std::byte* src, Step src_step, std::byte* dst, dim dst_step) {
   const DTile<16> du;
@@ -106,17 +102,12 @@ HWY_INLINE void transpose_tile_into_lines(const std::byte* src, Step src_step, s
 /// `dst_step` bytes apart: on AVX-512, strips of 16 rows x 8 tiles go first into a
 /// buffer in L1 whose rows are 9 lines apart, each source row read as 8 consecutive
 /// lines; the strip's tiles then read the buffer row by row. Read from the source, a
-/// tile's 16 lines share a set (of 12 ways on Zen 5), and the lines of the next tiles
-/// evict each other before they are read. In L2 on Zen 5, one thread, GB/s: nchw ->
-/// nChw16c, against tiles read line by line, 1 x 64 x 32 x 32 137 -> 178, 1 x 16 x 32 x
-/// 32 139 -> 152, 1 x 128 x 32 x 32 123 -> 143, 1 x 32 x 64 x 64 123 -> 137; nchw -> nhwc
-/// 1 x 64 x 32 x 32 107 -> 130, 1 x 32 x 64 x 64 107 -> 122, 1 x 128 x 32 x 32 +5 %. (The
-/// buffer read by 128-bit blocks, whose loads then wait for the 64-byte stores: 128;
-/// strips of 4 tiles: 116; of 16 tiles, 17 lines apart: 156 to 180. Rows that do not
-/// share sets, staged too: nchw -> nChw16c 1 x 128 x 28 x 28 +10 %, 1 x 256 x 14 x 14 -11
-/// %. From memory, streamed, 16 x 64 x 256 x 256: 40 -> 26.)
+/// tile's 16 lines share a set, and the lines of the next tiles evict each other before
+/// they are read. Only for rows that alias so, and in cache: for other rows the extra
+/// copy loses as often as it gains, and streamed from memory it costs a third. (Buffer
+/// rows 9 lines apart and strips of 8 tiles were the best of the variants tried.)
 /// `dst_step` may be a std::integral_constant: destination rows of one line each
-/// (nchw -> nChw16c) then need no pointers (a step in a register: 183 -> 143 to 152).
+/// (nchw -> nChw16c) then need no pointers, which a step in a register costs.
 /// Returns the columns done: whole strips, from the first; the caller does the rest.
 /// @pre cols is a multiple of W
 template <std::size_t kSize, std::size_t W, class Step>

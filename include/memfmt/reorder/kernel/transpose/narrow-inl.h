@@ -84,9 +84,8 @@ inline constexpr dim side_by_side_cols = static_cast<dim>(16 * vector_blocks / k
 /// 16 source rows of a vector each (kSize-byte elements), `src_step` bytes apart,
 /// transposed without widening to 32-bit lanes into side_by_side_cols destination rows
 /// of 16 elements, row c at dst + c * dst_step: tiles side by side, one per 128-bit
-/// block, in groups of N = 16 / kSize rows (nchw -> nChw16c s8 1 x 256 x 32 x 32 in L2
-/// on Zen 5, one thread, at -O3: AVX-512 38 -> 73 to 77 GB/s, bf16 1 x 128 x 32 x 32
-/// about the same, 81 -> 82).
+/// block, in groups of N = 16 / kSize rows (about twice as fast as widened tiles for
+/// bytes on AVX-512, and as fast for 16-bit elements).
 template <std::size_t kSize>
 HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::byte* dst, dim dst_step) {
   constexpr std::size_t N = 16 / kSize;
@@ -109,16 +108,13 @@ HWY_INLINE void transpose_narrow_tiles(const std::byte* src, dim src_step, std::
 
 /// `strips` whole strips of 16 source rows (`src_step` bytes apart) of `cols` columns,
 /// a multiple of side_by_side_cols, as tiles side by side: the destination row of column
-/// c at dst + c * dst_step, strip s at 16 * s elements into it. A call of its own: inlined
-/// into transpose_block, at -O3, it made nchw -> nChw16c f32 -> bf16 (whose converted
-/// strips take it) slower than widened tiles, 57 against 63 GB/s in L2 on Zen 5. GCC
-/// still spills addresses here (at -O2, inlined, nchw -> nChw16c s8 ran at 113 GB/s).
+/// c at dst + c * dst_step, strip s at 16 * s elements into it. A call of its own:
+/// inlined into transpose_block, it slowed the converted strips that take it, and GCC
+/// spilled addresses.
 /// Several strips in vectors shorter than a line take a line of columns of a strip
 /// before the next strip, so that each source line is used up before the other strips'
-/// lines evict it (nchw -> nhwc 1 x 128 x 32 x 32 bf16, planes 2 KiB apart, in L2 on Zen
-/// 5, one thread: SSE4 26 -> 63 GB/s; s8 1 x 256 x 32 x 32 SSE4 36 -> 63, AVX2 59 -> 68).
-/// The loops stay apart: one more level in the single strip's loop made GCC spill
-/// (nchw -> nChw16c s8 in L2, AVX2: 71 -> 62, AVX-512: 75 -> 58).
+/// lines evict it (planes of 1 or 2 KiB share L1 sets). The loops stay apart: one more
+/// level in the single strip's loop made GCC spill.
 template <std::size_t kSize>
 HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim strips,
                                           dim cols) {
@@ -142,10 +138,8 @@ HWY_NOINLINE void transpose_narrow_strips(const std::byte* src, dim src_step, st
 
 /// `v` with its 128-bit block b (0 < b < vector_blocks) replaced by `part`. On AVX-512,
 /// kBroadcast merges `part` into the block by a masked broadcast, otherwise an insert;
-/// which pays depends on what else the loop waits for (on Zen 5, one thread: in L2 the
-/// insert, bf16 nhwc -> nchw 1 x 128 x 32 x 32 88 -> 95 GB/s, nChw16c -> nchw 118 ->
-/// 134; from memory, 16 x 64 x 256 x 256, streamed, the broadcast, nChw16c -> nchw bf16
-/// 57 -> 61, s8 58 -> 62).
+/// which pays depends on what else the loop waits for: in cache the insert, streamed
+/// from memory the broadcast.
 template <bool kBroadcast>
 HWY_INLINE VBytes with_block(VBytes v, std::size_t b, VBlock part) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -167,9 +161,7 @@ inline constexpr dim narrow_stack_rows = static_cast<dim>(16 * vector_blocks / k
 /// that N x N transposes run side by side, one per block, and each vector ends up
 /// holding a destination row whole: 16 vectors and 64 (bytes) or 48 (16-bit) shuffles
 /// for the stack, against 64 or 32 vectors and 4 or 2 x 64 shuffles on widened lanes
-/// on AVX-512, and no widening or narrowing (nchw -> nhwc in L2 on Zen 5, one thread,
-/// buffers on lines: s8 1 x 256 x 32 x 32 33 -> 84 GB/s; nhwc -> nchw bf16 1 x 128 x 32
-/// x 32 77 -> 92 to 96).
+/// on AVX-512, and no widening or narrowing.
 /// @pre with stream, vectors are whole lines (AVX-512) and every row_at(k) is a multiple of 64
 template <std::size_t kSize, class RowAt>
 HWY_INLINE void transpose_narrow_stack(const std::byte* src, dim src_step, RowAt row_at, bool stream, bool prefetch) {

@@ -157,8 +157,7 @@ HWY_INLINE void store_bits(VTile<W> v, std::byte* p) {
 
 /// `v`, kept in a register: the compiler may not fold the load that produced it into the
 /// instructions that use it. A tile row feeds two interleaves; GCC folded its load into
-/// both, which read every row twice (in L2 on Zen 5, one thread, each row read once:
-/// nhwc -> nchw 100 to 103 -> 115 GB/s, nchw -> nChw16c 122 to 125 -> 127 to 129).
+/// both, which read every row twice.
 template <class V>
 HWY_INLINE V pinned(V v) {
 #if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__)) && HWY_TARGET <= HWY_SSSE3  // x86 SIMD targets

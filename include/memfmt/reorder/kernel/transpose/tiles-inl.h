@@ -22,15 +22,10 @@ namespace memfmt::detail::HWY_NAMESPACE {
 
 /// How far ahead a tile's source rows are prefetched when reading from memory. Rows far
 /// apart (nchw -> nhwc: W planes) are W streams: each asks for its line far_rows_ahead / W
-/// bytes ahead, so that about as much is in flight whatever W (on Zen 5, 256 MiB, one
-/// thread, with 16-lane tiles 512 bytes against 1 KiB: oihw -> OIhw16i16o 42 -> 46 GB/s,
-/// nchw -> nChw16c 36 -> 38; with 8-lane tiles, nchw -> nChw8c, 1 KiB against 512: 46
-/// against 43). Rows closer than close_rows are one sequential stream, asked for
-/// close_rows_ahead bytes ahead: a few stacks of rows further (on Zen 3, 8 KiB instead of
-/// 1 KiB: nhwc -> nchw 69 -> 60 ms, nChw16c -> nchw with 17 channels 59 -> 55 ms). Since
-/// transposes to far-apart destination rows go in bands (streamed_band_rows), 4 KiB: on
-/// Zen 4, one thread, nhwc -> nchw 82 -> 85 % of memcpy, nChw16c -> nchw with 17 channels
-/// 107 -> 106 % (the means of three runs each).
+/// bytes ahead, so that about as much is in flight whatever W. Rows closer than
+/// close_rows are one sequential stream, asked for close_rows_ahead bytes ahead: a few
+/// stacks of rows further. (Both distances were tuned from memory on one thread; the
+/// results vary little around them.)
 inline constexpr dim far_rows_ahead = 8192;
 inline constexpr dim close_rows = 1024;
 inline constexpr dim close_rows_ahead = 4096;
@@ -103,8 +98,8 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
 
 /// A whole W x W tile whose destination rows are `dst_step` bytes apart: inlined into
 /// the block's loops, since with 8 or 4 lanes a call and W row pointers per tile cost
-/// about as much as the tile (nchw -> nChw8c in L2 on Zen 4: 50 -> 79 GB/s). `prefetch`:
-/// ask for the source rows' lines ahead (see load_tile), unless the caller does.
+/// about as much as the tile. `prefetch`: ask for the source rows' lines ahead (see
+/// load_tile), unless the caller does.
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, bool stream,
                                     bool prefetch) {
@@ -121,9 +116,7 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
 /// Tiles stacked along the source rows whose destination rows, side by side, fill one
 /// cache line: 2 on AVX2 and 4 on SSE4 for 32-bit elements (1: no stacks). A tile row
 /// shorter than a line leaves the rest of the line to a later pass: in cache, the line
-/// is then written twice (nchw -> nChw16c, 71 channels, in L2 with 8-lane tiles on
-/// Zen 3: 17 -> 32 GB/s); from memory, it cannot stream, since only whole lines do
-/// (nchw -> nhwc 256 MiB: 26 -> 74 % of memcpy).
+/// is then written twice; from memory, it cannot stream, since only whole lines do.
 template <std::size_t kSize, std::size_t W>
 inline constexpr std::size_t tiles_per_line = kSize * W >= 16 && kSize * W < 64 ? 64 / (kSize * W) : 1;
 
