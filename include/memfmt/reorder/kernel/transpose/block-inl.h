@@ -38,6 +38,9 @@ struct column_map {
   dim spare = 0;
 };
 
+/// Source rows of a band of a streamed transpose to far-apart destination rows: 1 KiB
+/// of each destination row, fewer when the source rows of the band would span more than
+/// 128 KiB (the band is read once per column group, from L2), and a multiple of W (at
 /// least W, however far apart the source rows are).
 template <std::size_t kSize, std::size_t W>
 constexpr dim streamed_band_rows(dim src_step) {

@@ -30,9 +30,6 @@ inline constexpr dim far_rows_ahead = 8192;
 inline constexpr dim close_rows = 1024;
 inline constexpr dim close_rows_ahead = 4096;
 
-/// Source rows of a band of a streamed transpose to far-apart destination rows: 1 KiB
-/// of each destination row, fewer when the source rows of the band would span more than
-
 /// Whether a whole tile's rows can be stored around the caches: rows of a whole line
 /// each, or shorter rows that fill whole lines back to back (x86 only: elsewhere
 /// streaming stores do not pay).
