@@ -24,6 +24,167 @@
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
 
+/// The outer iterations [begin, end) of a nest, which every kind walks alike: the
+/// cursor, the element sizes, and the zero tails the kernels that do not write them
+/// themselves leave to the walk.
+class outer_walk {
+ public:
+  /// @pre begin < end, every extent of `n` positive
+  outer_walk(const nest& n, const void* src, void* dst, dim begin, dim end)
+      : n_(n),
+        src_(static_cast<const std::byte*>(src)),
+        dst_(static_cast<std::byte*>(dst)),
+        ssz_(static_cast<dim>(data_type_size(n.cvt.src))),
+        dsz_(static_cast<dim>(data_type_size(n.cvt.dst))),
+        begin_(begin),
+        end_(end),
+        owned_(n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops),
+        cursor_(n, begin) {}
+
+  /// Calls body(src, dst, scales) at every outer iteration, then writes the zero tails
+  /// unless `kernel_writes_tails`.
+  template <class Body>
+  void each(Body&& body, bool kernel_writes_tails) {
+    const bool tails = n_.zero_tail > 0 && !kernel_writes_tails;
+    for (dim it = begin_; it < end_; ++it, cursor_.next()) {
+      std::byte* dp = dst_ + cursor_.dst * dsz_;
+      body(src_ + cursor_.src * ssz_, dp, scales_at(cursor_.scale));
+      if (tails) write_tails(dp);
+    }
+  }
+
+  /// Whether the kernel may walk the iterations itself, as one loop: the nest has one
+  /// outer loop.
+  bool one_outer_loop() const { return n_.nloops == n_.owned_loops() + 1; }
+
+  /// Calls body(src, dst, scales, share): `share` is this walk's part of the one outer
+  /// loop, starting where the pointers are.
+  /// @pre one_outer_loop()
+  template <class Body>
+  void share(Body&& body) const {
+    const loop& L = n_.loops[0];
+    body(src_ + cursor_.src * ssz_, dst_ + cursor_.dst * dsz_, scales_at(cursor_.scale),
+         loop{end_ - begin_, L.src_stride, L.dst_stride, L.scale_stride});
+  }
+
+  int owned() const { return owned_; }
+  dim dst_size() const { return dsz_; }
+
+ private:
+  const nest& n_;
+  const std::byte* src_;
+  std::byte* dst_;
+  dim ssz_, dsz_, begin_, end_;
+  int owned_;
+  outer_cursor cursor_;
+
+  const float* scales_at(dim offset) const { return n_.cvt.scales != nullptr ? n_.cvt.scales + offset : nullptr; }
+
+  /// The zeros after each dst-stride-1 run of the owned loops at `dp`.
+  void write_tails(std::byte* dp) const {
+    const bool transpose = n_.kind == kernel_kind::transpose && n_.nloops >= 2;
+    const int run = transpose ? n_.nloops - 2 : n_.nloops - 1;
+    const dim after = n_.loops[run].extent * dsz_, bytes = n_.zero_tail * dsz_;
+    loop a{}, b{};  // the owned loops other than the run, at most two
+    int found = 0;
+    for (int k = n_.nloops - owned_; k < n_.nloops; ++k)
+      if (k != run) (found++ == 0 ? a : b) = n_.loops[k];
+    for (dim i = 0; i < a.extent; ++i)
+      for (dim j = 0; j < b.extent; ++j) {
+        std::byte* row = dp + (i * a.dst_stride + j * b.dst_stride) * dsz_ + after;
+        if (bytes <= 64) {
+          zero_short(row, static_cast<std::size_t>(bytes));
+        } else {
+          std::memset(row, 0, static_cast<std::size_t>(bytes));
+        }
+      }
+  }
+};
+
+/// The innermost loop of `n`; a nest without loops is one element.
+inline loop innermost(const nest& n) { return n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0}; }
+
+/// The owned loop `k` places out from the innermost (1: the one around it), or an
+/// empty loop when the nest owns fewer.
+inline loop owned_loop(const nest& n, int owned, int k) { return owned > k ? n.loops[n.nloops - 1 - k] : loop{}; }
+
+inline void run_zero_fill(const nest& n, outer_walk& walk) {
+  const loop inner = innermost(n), J = owned_loop(n, walk.owned(), 1), K = owned_loop(n, walk.owned(), 2);
+  const dim dsz = walk.dst_size();
+  const row_walk rows{K.extent, J.extent, 0, 0, K.dst_stride * dsz, J.dst_stride * dsz};
+  const auto bytes = static_cast<std::size_t>(inner.extent * dsz);
+  if (inner.dst_stride == 1 && bytes <= 64) {
+    walk.each([&](const std::byte*, std::byte* dp, const float*) {
+      for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) { zero_short(row, bytes); });
+    }, false);
+    return;
+  }
+  walk.each([&](const std::byte*, std::byte* dp, const float*) {
+    for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) {
+      zero_row_scalar(static_cast<std::size_t>(dsz), row, inner.dst_stride, inner.extent);
+    });
+  }, false);
+}
+
+/// @pre meets_contract(n)
+inline void run_copy(const nest& n, outer_walk& walk) {
+  const copy_kernel kernel(n);
+  const loop inner = innermost(n);
+  if (n.owned_loops() < 2) {
+    walk.each([&](const std::byte* sp, std::byte* dp, const float* scales) {
+      kernel.row(sp, dp, scales, inner.scale_stride, inner.extent);
+    }, true);
+    return;
+  }
+  const loop& J = n.loops[n.nloops - 2];
+  const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
+  if (walk.one_outer_loop()) {
+    // the kernel walks this share of the outer loop too, in one call (a call per iteration
+    // is measurably slower for short rows: ab -> BA16a64b)
+    walk.share([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& share) {
+      if (n.owned_loops() == 2) {
+        kernel.rows(sp, dp, scales, share, J, inner);
+      } else {
+        kernel.rows(sp, dp, scales, K, J, inner, share);
+      }
+    });
+    return;
+  }
+  walk.each([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.rows(sp, dp, scales, K, J, inner); },
+            true);
+}
+
+/// @pre meets_contract(n)
+inline void run_transpose(const nest& n, outer_walk& walk) {
+  const loop inner = innermost(n);
+  const loop& J = n.loops[n.nloops - 2];
+  const loop C = n.owned_loops() == 3 && n.nloops >= 3 ? n.loops[n.nloops - 3] : loop{};
+  const transpose_kernel kernel(n);
+  const bool writes_tails = kernel.completes_tails(J, inner, C);
+  if (writes_tails) MEMFMT_KERNEL_PATH("tiles write the zeros after rows");
+  if (walk.one_outer_loop() && (n.zero_tail == 0 || writes_tails)) {
+    // the kernel walks this share of the outer loop, choosing once for all its blocks
+    walk.share([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& share) {
+      kernel.blocks(sp, dp, scales, share, J, inner, C);
+    });
+    return;
+  }
+  walk.each([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales, J, inner, C); },
+            writes_tails);
+}
+
+/// Strided rows over every loop the kind owns: any nest, the kernels' contracts or not.
+inline void run_strided(const nest& n, outer_walk& walk) {
+  const loop inner = innermost(n);
+  const auto ssz = static_cast<dim>(data_type_size(n.cvt.src)), dsz = walk.dst_size();
+  walk.each([&](const std::byte* sp, std::byte* dp, const float* scales) {
+    for_each_owned_row(n, [&](dim s_off, dim d_off, dim c_off) {
+      strided_row(n.cvt, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
+                  scales != nullptr ? scales + c_off : nullptr, inner.scale_stride, inner.extent);
+    });
+  }, false);
+}
+
 /// Runs outer iterations [begin, end) of `n` on this target.
 /// @pre the offsets of every element of those iterations are inside the buffers;
 ///      src may be null for zero_fill
@@ -31,170 +192,36 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
   if (begin >= end || n.nloops < 0 || n.nloops > max_loops) return;
   for (int k = 0; k < n.nloops; ++k)
     if (n.loops[k].extent <= 0) return;  // an empty nest
-  const conversion& c = n.cvt;
-  const auto* s = static_cast<const std::byte*>(src);
-  auto* d = static_cast<std::byte*>(dst);
-  const auto ssz = static_cast<dim>(data_type_size(c.src));
-  const auto dsz = static_cast<dim>(data_type_size(c.dst));
-  // A nest without loops is one element.
-  const loop inner = n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0};
-  outer_cursor cursor(n, begin);
-  // The zero tail after each dst-stride-1 run, for the paths that do not write it themselves.
-  const bool tails = n.zero_tail > 0;
-  const int owned = n.owned_loops() <= n.nloops ? n.owned_loops() : n.nloops;
-  const auto write_tails = [&](std::byte* dp) {
-    const bool transpose = n.kind == kernel_kind::transpose && n.nloops >= 2;
-    const int run = transpose ? n.nloops - 2 : n.nloops - 1;
-    const dim after = n.loops[run].extent * dsz, bytes = n.zero_tail * dsz;
-    // the owned loops other than the run, at most two
-    loop a{}, b{};
-    int found = 0;
-    for (int k = n.nloops - owned; k < n.nloops; ++k)
-      if (k != run) (found++ == 0 ? a : b) = n.loops[k];
-    for (dim i = 0; i < a.extent; ++i)
-      for (dim j = 0; j < b.extent; ++j) {
-        std::byte* row = dp + (i * a.dst_stride + j * b.dst_stride) * dsz + after;
-        if (bytes <= 64) {
-          zero_short(row, static_cast<std::size_t>(bytes));
-        } else {
-          std::memset(row, 0, static_cast<std::size_t>(bytes));
-        }
-      }
-  };
-  bool kernel_writes_tails = false;  // set by kernels that write the zero tails themselves
-  auto for_each_outer = [&](auto&& body) {
-    for (dim it = begin; it < end; ++it, cursor.next()) {
-      std::byte* dp = d + cursor.dst * dsz;
-      body(s + cursor.src * ssz, dp, c.scales != nullptr ? c.scales + cursor.scale : nullptr);
-      if (tails && !kernel_writes_tails) write_tails(dp);
-    }
-  };
-
+  outer_walk walk(n, src, dst, begin, end);
+  if (!meets_contract(n)) return run_strided(n, walk);
   switch (n.kind) {
-    case kernel_kind::zero_fill: {
-      const loop J = owned >= 2 ? n.loops[n.nloops - 2] : loop{};
-      const loop K = owned >= 3 ? n.loops[n.nloops - 3] : loop{};
-      const row_walk rows{K.extent, J.extent, 0, 0, K.dst_stride * dsz, J.dst_stride * dsz};
-      const auto bytes = static_cast<std::size_t>(inner.extent * dsz);
-      if (inner.dst_stride == 1 && bytes <= 64) {
-        for_each_outer([&](const std::byte*, std::byte* dp, const float*) {
-          for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) { zero_short(row, bytes); });
-        });
-        return;
-      }
-      for_each_outer([&](const std::byte*, std::byte* dp, const float*) {
-        for_each_row(dp, dp, rows, [&](const std::byte*, std::byte* row) {
-          zero_row_scalar(static_cast<std::size_t>(dsz), row, inner.dst_stride, inner.extent);
-        });
-      });
-      return;
-    }
+    case kernel_kind::zero_fill:
+      return run_zero_fill(n, walk);
     case kernel_kind::copy:
-      if (inner.src_stride == 1 && inner.dst_stride == 1) {
-        const copy_kernel kernel(n);
-        kernel_writes_tails = true;
-        if (n.owned_loops() >= 2) {
-          const loop& J = n.loops[n.nloops - 2];
-          const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
-          if (n.nloops == n.owned_loops() + 1) {
-            // one outer loop: the kernel walks this share of it too, in one call (a call per
-            // iteration is measurably slower for short rows: ab -> BA16a64b)
-            const loop& L = n.loops[0];
-            const loop share{end - begin, L.src_stride, L.dst_stride, L.scale_stride};
-            const float* scales = c.scales != nullptr ? c.scales + cursor.scale : nullptr;
-            if (n.owned_loops() == 2) {
-              kernel.rows(s + cursor.src * ssz, d + cursor.dst * dsz, scales, share, J, inner);
-            } else {
-              kernel.rows(s + cursor.src * ssz, d + cursor.dst * dsz, scales, K, J, inner, share);
-            }
-            if (n.stream_stores) hwy::FlushStream();
-            return;
-          }
-          for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-            kernel.rows(sp, dp, scales, K, J, inner);
-          });
-          if (n.stream_stores) hwy::FlushStream();
-          return;
-        }
-        for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-          kernel.row(sp, dp, scales, inner.scale_stride, inner.extent);
-        });
-        if (n.stream_stores) hwy::FlushStream();
-        return;
-      }
-      break;  // not contiguous after all: the strided rows are right for any strides
-    case kernel_kind::transpose:
-      if (n.nloops >= 2) {
-        const loop& J = n.loops[n.nloops - 2];
-        const loop C = n.owned_loops() == 3 && n.nloops >= 3 ? n.loops[n.nloops - 3] : loop{};
-        const bool folds = C.extent == 1 || (C.src_stride == inner.extent && C.scale_stride == inner.extent * inner.scale_stride);
-        if (inner.src_stride == 1 && J.dst_stride == 1 && folds) {
-          const transpose_kernel kernel(n);
-          kernel_writes_tails = kernel.completes_tails(J, inner, C);
-          if (kernel_writes_tails) MEMFMT_KERNEL_PATH("tiles write the zeros after rows");
-          if (n.nloops == n.owned_loops() + 1 && (!tails || kernel_writes_tails)) {
-            // one outer loop: the kernel walks this share of it, choosing once for all its blocks
-            const loop& L = n.loops[0];
-            const loop share{end - begin, L.src_stride, L.dst_stride, L.scale_stride};
-            kernel.blocks(s + cursor.src * ssz, d + cursor.dst * dsz, c.scales != nullptr ? c.scales + cursor.scale : nullptr,
-                          share, J, inner, C);
-          } else {
-            for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-              kernel.block(sp, dp, scales, J, inner, C);
-            });
-          }
-          if (n.stream_stores) hwy::FlushStream();
-        } else {
-          for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-            for (dim k = 0; k < C.extent; ++k) {
-              for (dim j = 0; j < J.extent; ++j) {
-                const dim s_off = k * C.src_stride + j * J.src_stride, d_off = k * C.dst_stride + j * J.dst_stride;
-                strided_row(c, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
-                            scales != nullptr ? scales + k * C.scale_stride + j * J.scale_stride : nullptr,
-                            inner.scale_stride, inner.extent);
-              }
-            }
-          });
-        }
-        return;
-      }
-      break;  // a single loop: one strided row per iteration
-    case kernel_kind::gather:
-      if (n.gather_src != nullptr && n.gather_loops >= 1 && n.gather_loops <= n.nloops) {
-        kernel_writes_tails = true;  // gather nests have none
-        const gather_kernel kernel(n);
-        for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); });
-        if (n.stream_stores) hwy::FlushStream();
-        return;
-      }
+      run_copy(n, walk);
       break;
+    case kernel_kind::transpose:
+      run_transpose(n, walk);
+      break;
+    case kernel_kind::gather: {
+      const gather_kernel kernel(n);
+      walk.each([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); }, true);
+      break;
+    }
     case kernel_kind::tile: {
-      const tile_kernel kernel(n);
-      kernel_writes_tails = true;  // (its zeros are rows of its tiles)
-      for_each_outer([&](const std::byte* sp, std::byte* dp, const float*) { kernel.block(sp, dp); });
-      if (n.stream_stores) hwy::FlushStream();
-      return;
+      const tile_kernel kernel(n);  // (its zeros are rows of its tiles)
+      walk.each([&](const std::byte* sp, std::byte* dp, const float*) { kernel.block(sp, dp); }, true);
+      break;
     }
     case kernel_kind::interleave: {
       const interleave_kernel kernel(n);
-      if (kernel.fits) {
-        kernel_writes_tails = true;  // interleave nests have none
-        for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); });
-        return;
-      }
-      break;  // with beta, or not the kind's block after all: strided rows
+      walk.each([&](const std::byte* sp, std::byte* dp, const float* scales) { kernel.block(sp, dp, scales); }, true);
+      return;  // (its transposes never stream)
     }
     case kernel_kind::strided:
-      break;
+      return run_strided(n, walk);
   }
-  // Strided rows over every loop the kind owns (also when its contract did not hold,
-  // or a gather nest comes without its tables).
-  for_each_outer([&](const std::byte* sp, std::byte* dp, const float* scales) {
-    for_each_owned_row(n, [&](dim s_off, dim d_off, dim c_off) {
-      strided_row(c, sp + s_off * ssz, inner.src_stride, dp + d_off * dsz, inner.dst_stride,
-                  scales != nullptr ? scales + c_off : nullptr, inner.scale_stride, inner.extent);
-    });
-  });
+  if (n.stream_stores) hwy::FlushStream();
 }
 
 }  // namespace memfmt::detail::HWY_NAMESPACE

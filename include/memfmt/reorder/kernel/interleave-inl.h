@@ -119,7 +119,6 @@ struct interleave_kernel {
   const conversion* cvt;
   dim m = 0, o = 0, elements = 0, scale_stride = 0;
   loop rows, columns, folded;  ///< the transpose's J (o), I (first source column) and C (the others)
-  bool fits = false;           ///< whether the nest holds the kind's contract (else: the strided fallback)
 
   explicit interleave_kernel(const nest& n)
       : widening(widening_of(n.cvt)),
@@ -133,9 +132,8 @@ struct interleave_kernel {
       });
     }
     const int first = n.nloops - n.gather_loops;
-    if (n.gather_loops < 2 || first < 0 || n.cvt.beta != 0.f) return;  // beta reads dst, not the buffer
+    if (!meets_contract(n)) return;  // (run_nest_target runs no such nest here)
     const interleave_map map = map_interleave(n.loops + first, n.gather_loops);
-    if (!map.fits) return;
     const loop& ol = n.loops[n.nloops - 2];
     m = n.loops[n.nloops - 1].extent;
     o = ol.extent;
@@ -144,7 +142,6 @@ struct interleave_kernel {
     rows = loop{o, ol.src_stride, 1, via_f32 ? 0 : ol.scale_stride};
     columns = loop{map.period, 1, map.inner_stride, 0};
     folded = loop{map.columns / map.period, map.period, map.outer_stride, 0};
-    fits = true;
   }
   interleave_kernel(const interleave_kernel&) = delete;
   interleave_kernel& operator=(const interleave_kernel&) = delete;

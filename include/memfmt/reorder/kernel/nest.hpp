@@ -196,6 +196,42 @@ constexpr interleave_map map_interleave(const loop* block, int count) {
   return map;
 }
 
+/// Whether `n` holds its kind's contract (see kernel_kind), which the planner guarantees
+/// and each kind's kernel assumes: the one statement of it. run_nest_target runs a nest
+/// that does not hold it as strided rows, which are right for any strides.
+/// - copy: the innermost loop is contiguous in both buffers;
+/// - transpose: loops[n-1] contiguous in src, loops[n-2] in dst, and a third owned loop,
+///   if any, continues loops[n-1] in src (and in the scales);
+/// - gather: its tables and 1 to nloops block loops;
+/// - interleave: a block map_interleave takes, and no sum (beta reads the destination,
+///   not the kernel's buffer);
+/// - tile, zero_fill and strided: any nest.
+constexpr bool meets_contract(const nest& n) {
+  const loop inner = n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0};
+  switch (n.kind) {
+    case kernel_kind::copy:
+      return inner.src_stride == 1 && inner.dst_stride == 1;
+    case kernel_kind::transpose: {
+      if (n.nloops < 2) return false;
+      const loop& J = n.loops[n.nloops - 2];
+      const loop C = n.owned_loops() == 3 && n.nloops >= 3 ? n.loops[n.nloops - 3] : loop{};
+      const bool folds =
+          C.extent == 1 || (C.src_stride == inner.extent && C.scale_stride == inner.extent * inner.scale_stride);
+      return inner.src_stride == 1 && J.dst_stride == 1 && folds;
+    }
+    case kernel_kind::gather:
+      return n.gather_src != nullptr && n.gather_loops >= 1 && n.gather_loops <= n.nloops;
+    case kernel_kind::interleave:
+      return n.cvt.beta == 0.f && n.gather_loops >= 2 && n.gather_loops <= n.nloops &&
+             map_interleave(n.loops + (n.nloops - n.gather_loops), n.gather_loops).fits;
+    case kernel_kind::tile:
+    case kernel_kind::zero_fill:
+    case kernel_kind::strided:
+      return true;
+  }
+  return false;
+}
+
 /// Calls f(src, dst, scale) with the offsets of every row of the loops the kernel owns
 /// except the innermost one (row-major); for kernels' plain fallbacks.
 template <class F>
