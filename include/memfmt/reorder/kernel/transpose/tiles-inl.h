@@ -151,6 +151,68 @@ HWY_INLINE void transpose_tile_part(const std::byte* src, dim src_step, std::byt
   }
 }
 
+/// Source rows of a band of a streamed transpose to far-apart destination rows: 1 KiB
+/// of each destination row, fewer when the source rows of the band would span more than
+/// 128 KiB (the band is read once per column group, from L2), and a multiple of W (at
+/// least W, however far apart the source rows are).
+template <std::size_t kSize, std::size_t W>
+constexpr dim streamed_band_rows(dim src_step) {
+  constexpr auto w = static_cast<dim>(W);
+  const dim rows = std::min<dim>(1024 / static_cast<dim>(kSize), (128 << 10) / std::max<dim>(src_step, 1));
+  return std::max<dim>(rows / w * w, w);
+}
+
+/// The source lines of the band after the current one (`rows` rows `step` bytes
+/// apart, `bytes` used of each), asked for in `shares` shares of about as many lines
+/// each, in order: one share per tile of the current band.
+class next_band_lines {
+ public:
+  /// @pre rows == 0 (nothing to ask for), or `first` is where the band's first row starts
+  next_band_lines(const std::byte* first, dim step, dim bytes, dim rows, dim shares)
+      : first_(reinterpret_cast<std::uintptr_t>(first)), step_(step), bytes_(bytes), rows_(rows) {
+    if (bytes == step && rows > 1) {  // rows back to back: one row, no line asked twice
+      bytes_ = rows * step;
+      step_ = bytes_;
+      rows_ = 1;
+    }
+    // lines a row touches: the same for every row when rows are whole lines apart
+    const dim lead = step_ % 64 == 0 ? static_cast<dim>(first_ % 64) : 63;
+    per_row_ = (lead + bytes_ + 63) / 64;
+    per_share_ = (rows_ * per_row_ + shares - 1) / std::max<dim>(shares, 1);
+  }
+
+  void prefetch_next_share() {
+    for (dim k = 0; k < per_share_ && row_ < rows_; ++k) {
+      const std::uintptr_t begin = first_ + static_cast<std::uintptr_t>(row_ * step_);
+      const std::uintptr_t line = (begin & ~std::uintptr_t{63}) + static_cast<std::uintptr_t>(line_ * 64);
+      if (line < begin + static_cast<std::uintptr_t>(bytes_)) prefetch_line(line);
+      if (++line_ == per_row_) {
+        line_ = 0;
+        ++row_;
+      }
+    }
+  }
+
+ private:
+  std::uintptr_t first_;
+  dim step_, bytes_, rows_;
+  dim per_row_ = 1, per_share_ = 0;
+  dim row_ = 0, line_ = 0;  ///< the next line to ask for
+};
+
+/// Calls f(step), with `step` a compile-time constant when it is one line (the source
+/// rows of f32 nChw16c): with the step in a register, GCC keeps the row pointers of a
+/// tile in vector registers and moves them back one at a time. (Half a line, nChw8c,
+/// gained nothing.)
+template <class F>
+HWY_INLINE void with_source_step(dim step, F&& f) {
+  if (step == 64) {
+    f(std::integral_constant<dim, 64>{});
+  } else {
+    f(step);
+  }
+}
+
 }  // namespace memfmt::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
