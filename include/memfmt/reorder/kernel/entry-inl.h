@@ -67,7 +67,6 @@ class outer_walk {
          loop{end_ - begin_, L.src_stride, L.dst_stride, L.scale_stride});
   }
 
-  int owned() const { return owned_; }
   dim dst_size() const { return dsz_; }
 
  private:
@@ -101,15 +100,8 @@ class outer_walk {
   }
 };
 
-/// The innermost loop of `n`; a nest without loops is one element.
-inline loop innermost(const nest& n) { return n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0}; }
-
-/// The owned loop `k` places out from the innermost (1: the one around it), or an
-/// empty loop when the nest owns fewer.
-inline loop owned_loop(const nest& n, int owned, int k) { return owned > k ? n.loops[n.nloops - 1 - k] : loop{}; }
-
 inline void run_zero_fill(const nest& n, outer_walk& walk) {
-  const loop inner = innermost(n), J = owned_loop(n, walk.owned(), 1), K = owned_loop(n, walk.owned(), 2);
+  const loop inner = innermost(n), J = owned_loop(n, 1), K = owned_loop(n, 2);
   const dim dsz = walk.dst_size();
   const row_walk rows{K.extent, J.extent, 0, 0, K.dst_stride * dsz, J.dst_stride * dsz};
   const auto bytes = static_cast<std::size_t>(inner.extent * dsz);
@@ -137,7 +129,7 @@ inline void run_copy(const nest& n, outer_walk& walk) {
     return;
   }
   const loop& J = n.loops[n.nloops - 2];
-  const loop K = n.owned_loops() == 3 ? n.loops[n.nloops - 3] : loop{};
+  const loop K = owned_loop(n, 2);
   if (walk.one_outer_loop()) {
     // the kernel walks this share of the outer loop too, in one call (a call per iteration
     // is measurably slower for short rows: ab -> BA16a64b)
@@ -158,7 +150,7 @@ inline void run_copy(const nest& n, outer_walk& walk) {
 inline void run_transpose(const nest& n, outer_walk& walk) {
   const loop inner = innermost(n);
   const loop& J = n.loops[n.nloops - 2];
-  const loop C = n.owned_loops() == 3 && n.nloops >= 3 ? n.loops[n.nloops - 3] : loop{};
+  const loop C = owned_loop(n, 2);
   const transpose_kernel kernel(n);
   const bool writes_tails = kernel.completes_tails(J, inner, C);
   if (writes_tails) MEMFMT_KERNEL_PATH("tiles write the zeros after rows");

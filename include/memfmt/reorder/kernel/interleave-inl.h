@@ -120,6 +120,7 @@ struct interleave_kernel {
   dim m = 0, o = 0, elements = 0, scale_stride = 0;
   loop rows, columns, folded;  ///< the transpose's J (o), I (first source column) and C (the others)
 
+  /// @pre meets_contract(n)
   explicit interleave_kernel(const nest& n)
       : widening(widening_of(n.cvt)),
         via_f32(takes_f32_route(n)),
@@ -132,7 +133,7 @@ struct interleave_kernel {
       });
     }
     const int first = n.nloops - n.gather_loops;
-    if (!meets_contract(n)) return;  // (run_nest_target runs no such nest here)
+    HWY_DASSERT(meets_contract(n));  // (run_nest_target runs no other nest here)
     const interleave_map map = map_interleave(n.loops + first, n.gather_loops);
     const loop& ol = n.loops[n.nloops - 2];
     m = n.loops[n.nloops - 1].extent;

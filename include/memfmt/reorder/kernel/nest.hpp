@@ -196,6 +196,16 @@ constexpr interleave_map map_interleave(const loop* block, int count) {
   return map;
 }
 
+/// The innermost loop of `n`; a nest without loops is one element.
+constexpr loop innermost(const nest& n) { return n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0}; }
+
+/// The loop the kernel owns `k` places out from the innermost (1: the one around it), or
+/// an empty loop when it owns fewer.
+constexpr loop owned_loop(const nest& n, int k) {
+  const int owned = n.owned_loops() < n.nloops ? n.owned_loops() : n.nloops;
+  return owned > k ? n.loops[n.nloops - 1 - k] : loop{};
+}
+
 /// Whether `n` holds its kind's contract (see kernel_kind), which the planner guarantees
 /// and each kind's kernel assumes: the one statement of it. run_nest_target runs a nest
 /// that does not hold it as strided rows, which are right for any strides.
@@ -207,14 +217,14 @@ constexpr interleave_map map_interleave(const loop* block, int count) {
 ///   not the kernel's buffer);
 /// - tile, zero_fill and strided: any nest.
 constexpr bool meets_contract(const nest& n) {
-  const loop inner = n.nloops >= 1 ? n.loops[n.nloops - 1] : loop{1, 0, 0, 0};
+  const loop inner = innermost(n);
   switch (n.kind) {
     case kernel_kind::copy:
       return inner.src_stride == 1 && inner.dst_stride == 1;
     case kernel_kind::transpose: {
       if (n.nloops < 2) return false;
       const loop& J = n.loops[n.nloops - 2];
-      const loop C = n.owned_loops() == 3 && n.nloops >= 3 ? n.loops[n.nloops - 3] : loop{};
+      const loop C = owned_loop(n, 2);
       const bool folds =
           C.extent == 1 || (C.src_stride == inner.extent && C.scale_stride == inner.extent * inner.scale_stride);
       return inner.src_stride == 1 && J.dst_stride == 1 && folds;

@@ -112,23 +112,17 @@ struct transpose_kernel {
       if (plain) {
         done = interleave(src, J.src_stride, dst, mj, I.extent);
       } else {
-        for (; done + V <= I.extent; done += V) {
-          for (dim j = 0; j < mj; ++j) to_f32(src + (j * J.src_stride + done) * ssz, staged + j * V, V);
+        // a vector of columns at a time; the last, fewer, stored in part
+        for (dim count = 0; done < I.extent; done += count) {
+          count = I.extent - done < V ? I.extent - done : V;
+          for (dim j = 0; j < mj; ++j) {
+            to_f32(src + (j * J.src_stride + done) * ssz, staged + j * V, count);
+            std::fill(staged + j * V + count, staged + (j + 1) * V, 0.f);
+          }
           interleave_rows(df, staged, V, tile, mj, V);
           // In the packed destination the scales advance by J's scale stride per element.
           const row_params p{cvt, advance_scales(scales, done * I.scale_stride), J.scale_stride, false};
-          store(tile, dst + done * mj * dsz, mj * V, p);
-        }
-        if (done < I.extent) {  // the last columns, fewer than a vector: the same, stored in part
-          const dim rest = I.extent - done;
-          for (dim j = 0; j < mj; ++j) {
-            to_f32(src + (j * J.src_stride + done) * ssz, staged + j * V, rest);
-            std::fill(staged + j * V + rest, staged + (j + 1) * V, 0.f);
-          }
-          interleave_rows(df, staged, V, tile, mj, V);
-          const row_params p{cvt, advance_scales(scales, done * I.scale_stride), J.scale_stride, false};
-          store(tile, dst + done * mj * dsz, mj * rest, p);
-          done = I.extent;
+          store(tile, dst + done * mj * dsz, mj * count, p);
         }
       }
       scalar_part(src, dst, scales, J, I, 0, mj, done, I.extent);
@@ -142,26 +136,17 @@ struct transpose_kernel {
       if (plain) {
         done = deinterleave(src, dst, I.dst_stride, mi, J.extent);
       } else {
-        for (; done + V <= J.extent; done += V) {
-          to_f32(src + done * mi * ssz, staged, mi * V);
+        // a vector of rows at a time; the last, fewer, stored in part
+        for (dim count = 0; done < J.extent; done += count) {
+          count = J.extent - done < V ? J.extent - done : V;
+          to_f32(src + done * mi * ssz, staged, mi * count);
+          std::fill(staged + mi * count, staged + mi * V, 0.f);
           deinterleave_rows(df, staged, tile, V, mi, V);
           for (dim i = 0; i < mi; ++i) {
             const row_params p{cvt, advance_scales(scales, done * J.scale_stride + i * I.scale_stride), J.scale_stride,
                                false};
-            store(tile + i * V, dst + (done + i * I.dst_stride) * dsz, V, p);
+            store(tile + i * V, dst + (done + i * I.dst_stride) * dsz, count, p);
           }
-        }
-        if (done < J.extent) {  // the last rows, fewer than a vector: the same, stored in part
-          const dim rest = J.extent - done;
-          to_f32(src + done * mi * ssz, staged, mi * rest);
-          std::fill(staged + mi * rest, staged + mi * V, 0.f);
-          deinterleave_rows(df, staged, tile, V, mi, V);
-          for (dim i = 0; i < mi; ++i) {
-            const row_params p{cvt, advance_scales(scales, done * J.scale_stride + i * I.scale_stride), J.scale_stride,
-                               false};
-            store(tile + i * V, dst + (done + i * I.dst_stride) * dsz, rest, p);
-          }
-          done = J.extent;
         }
       }
       scalar_part(src, dst, scales, J, I, done, J.extent, 0, mi);

@@ -81,10 +81,7 @@ class block_tiles : block_walk<kSize, W> {
         r[k] = pinned(row < rows_ ? load_bits<kSize, W>(from(row, i)) : hn::Zero(du));
       }
       transpose_tile<W>(r);
-      const auto at = reinterpret_cast<std::uintptr_t>(to(0, i));
-      const bool lines = kSize * W == 64 ? (at | static_cast<std::uintptr_t>(row_w_)) % 64 == 0
-                                         : at % 64 == 0 && row_w_ == static_cast<dim>(kSize * W);
-      store_tile<kSize, W>(r, rows_at(0, i), stream_ && lines);
+      store_tile_rows<kSize, W>(r, to(0, i), row_w_, stream_);
     }
     if (i < cols_) tile(0, i);
   }

@@ -93,6 +93,17 @@ HWY_NOINLINE void transpose_tile_whole(const std::byte* src, dim src_step, std::
   store_tile<kSize, W>(r, [dst](std::size_t k) { return dst[k]; }, stream && lines);
 }
 
+/// Stores the W rows of a transposed tile at `dst`, `dst_step` bytes apart; around the
+/// caches when `stream` and the rows make whole aligned lines.
+template <std::size_t kSize, std::size_t W>
+HWY_INLINE void store_tile_rows(const VTile<W>* r, std::byte* dst, dim dst_step, bool stream) {
+  const auto at = reinterpret_cast<std::uintptr_t>(dst);
+  const bool lines = kSize * W == 64 ? (at | static_cast<std::uintptr_t>(dst_step)) % 64 == 0
+                                     : at % 64 == 0 && dst_step == static_cast<dim>(kSize * W);
+  store_tile<kSize, W>(r, [dst, dst_step](std::size_t k) { return dst + static_cast<dim>(k) * dst_step; },
+                       stream && lines);
+}
+
 /// A whole W x W tile whose destination rows are `dst_step` bytes apart: inlined into
 /// the block's loops, since with 8 or 4 lanes a call and W row pointers per tile cost
 /// about as much as the tile. `prefetch`: ask for the source rows' lines ahead (see
@@ -103,11 +114,7 @@ HWY_INLINE void transpose_tile_even(const std::byte* src, dim src_step, std::byt
   VTile<W> r[W];
   load_tile<kSize, W>(r, src, src_step, prefetch);
   transpose_tile<W>(r);
-  const auto at = reinterpret_cast<std::uintptr_t>(dst);
-  const bool lines = kSize * W == 64 ? (at | static_cast<std::uintptr_t>(dst_step)) % 64 == 0
-                                     : at % 64 == 0 && dst_step == static_cast<dim>(kSize * W);
-  store_tile<kSize, W>(r, [dst, dst_step](std::size_t k) { return dst + static_cast<dim>(k) * dst_step; },
-                       stream && lines);
+  store_tile_rows<kSize, W>(r, dst, dst_step, stream);
 }
 
 /// Tiles stacked along the source rows whose destination rows, side by side, fill one
