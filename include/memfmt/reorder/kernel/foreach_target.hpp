@@ -1,7 +1,8 @@
 #pragma once
 // memfmt's own per-target inclusion loop, run once per translation unit
 // (included by run.hpp). Defines memfmt::detail::memfmt_N_<TARGET>::run_nest_target
-// for every target in MEMFMT_KERNEL_COMPILED.
+// and specializes memfmt::detail::compiled_target<HWY_TARGET> for every target in
+// MEMFMT_KERNEL_COMPILED: this file is the one list of the targets memfmt compiles.
 //
 // Why not Highway's foreach_target.h: it has an include guard and keeps its
 // state in parity toggles, so it can run once per translation unit, and it
@@ -23,6 +24,8 @@
 // The list of guards is the one of Highway 1.0 (checked by
 // tests/reorder/kernel/foreach_target_user_test.cpp).
 
+#include <cstdint>
+
 #include "memfmt/reorder/kernel/highway_config.hpp"
 // (first: it configures Highway)
 #include "hwy/base.h"
@@ -32,6 +35,18 @@
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/scalar_rows.hpp"
+
+namespace memfmt::detail {
+
+using run_nest_fn = void (*)(const nest&, const void*, void*, dim, dim);
+
+/// The kernels of Highway target `Target` (a HWY_* bit), complete only when this
+/// translation unit compiled them: each per-target pass (pass-inl.h) specializes it
+/// with `static constexpr run_nest_fn run`.
+template <std::int64_t Target>
+struct compiled_target;
+
+}  // namespace memfmt::detail
 
 #if defined(HWY_MAJOR) && (HWY_MAJOR != 1 || HWY_MINOR != 0)
 #error "memfmt/reorder/kernel/foreach_target.hpp knows the per-target guards of Highway 1.0 only"

@@ -40,6 +40,15 @@ HWY_DIAGNOSTICS_OFF(disable : 4703 6001 26494, ignored "-Wmaybe-uninitialized")
 #include "memfmt/reorder/kernel/entry-inl.h"
 HWY_DIAGNOSTICS(pop)
 
+// The entry point of this target, for run.hpp's dispatch table: the passes that run
+// are the list of compiled targets, which is written only in foreach_target.hpp.
+namespace memfmt::detail {
+template <>
+struct compiled_target<HWY_TARGET> {
+  static constexpr run_nest_fn run = &HWY_NAMESPACE::run_nest_target;
+};
+}  // namespace memfmt::detail
+
 #ifdef HWY_TARGET_TOGGLE
 #undef HWY_TARGET_TOGGLE
 #else

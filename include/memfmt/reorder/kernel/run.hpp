@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "memfmt/reorder/kernel/highway_config.hpp"
 // (first: it configures Highway)
@@ -50,12 +51,10 @@ std::int64_t kernel_targets_compiled();
 #define MEMFMT_KERNEL_API inline
 #endif
 
-// The per-target passes; defines memfmt::detail::memfmt_N_<TARGET>::run_nest_target.
+// The per-target passes; defines memfmt::detail::compiled_target<TARGET>.
 #include "memfmt/reorder/kernel/foreach_target.hpp"
 
 namespace memfmt::detail {
-
-using run_nest_fn = void (*)(const nest&, const void*, void*, dim, dim);
 
 /// A compiled target: its Highway bit and its entry point.
 struct kernel_target {
@@ -63,59 +62,21 @@ struct kernel_target {
   run_nest_fn run;
 };
 
-// The targets this translation unit compiled, best first (Highway's bit order).
-#define MEMFMT_KERNEL_ENTRY(T) kernel_target{HWY_##T, &memfmt_N_##T::run_nest_target},
-inline constexpr kernel_target compiled_kernel_targets[] = {
-#if MEMFMT_KERNEL_COMPILED & HWY_AVX3_DL
-    MEMFMT_KERNEL_ENTRY(AVX3_DL)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_AVX3
-    MEMFMT_KERNEL_ENTRY(AVX3)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_AVX2
-    MEMFMT_KERNEL_ENTRY(AVX2)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SSE4
-    MEMFMT_KERNEL_ENTRY(SSE4)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SSSE3
-    MEMFMT_KERNEL_ENTRY(SSSE3)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SVE2_128
-    MEMFMT_KERNEL_ENTRY(SVE2_128)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SVE_256
-    MEMFMT_KERNEL_ENTRY(SVE_256)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SVE2
-    MEMFMT_KERNEL_ENTRY(SVE2)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SVE
-    MEMFMT_KERNEL_ENTRY(SVE)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_NEON
-    MEMFMT_KERNEL_ENTRY(NEON)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_RVV
-    MEMFMT_KERNEL_ENTRY(RVV)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_PPC8
-    MEMFMT_KERNEL_ENTRY(PPC8)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_WASM_EMU256
-    MEMFMT_KERNEL_ENTRY(WASM_EMU256)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_WASM
-    MEMFMT_KERNEL_ENTRY(WASM)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_EMU128
-    MEMFMT_KERNEL_ENTRY(EMU128)
-#endif
-#if MEMFMT_KERNEL_COMPILED & HWY_SCALAR
-    MEMFMT_KERNEL_ENTRY(SCALAR)
-#endif
-};
-#undef MEMFMT_KERNEL_ENTRY
+/// Whether this translation unit compiled the kernels of Highway target bit `Bit`.
+template <int Bit>
+inline constexpr bool target_compiled = requires { compiled_target<std::int64_t{1} << Bit>::run; };
+
+/// The targets this translation unit compiled, best first (Highway's bit order: a
+/// lower bit is a better target), as the passes of foreach_target.hpp left them.
+inline constexpr auto compiled_kernel_targets = []<int... Bits>(std::integer_sequence<int, Bits...>) {
+  std::array<kernel_target, (std::size_t{target_compiled<Bits>} + ...)> targets{};
+  std::size_t k = 0;
+  const auto add = [&]<int Bit>() {
+    if constexpr (target_compiled<Bit>) targets[k++] = {std::int64_t{1} << Bit, compiled_target<std::int64_t{1} << Bit>::run};
+  };
+  (add.template operator()<Bits>(), ...);
+  return targets;
+}(std::make_integer_sequence<int, 63>{});
 
 /// The compiled target to run when Highway's best choice is `target`: the best
 /// compiled one that is not better (x86 targets are supersets of the worse ones),
