@@ -40,6 +40,20 @@ constexpr bool is_permutation(const std::vector<int>& perm, int n) {
 
 }  // namespace detail
 
+/// Every field of a blocked descriptor, as oneDNN's `memory_desc_t` keeps them: what a
+/// bridge to another library reads from that library's descriptor (`desc::from_fields`).
+struct desc_fields {
+  dims logical;         ///< the dims
+  data_type dt = data_type::undef;
+  dims padded;          ///< the dims rounded up to the blocks (a view: what is left of its parent's)
+  dims padded_offsets;  ///< where the dims start inside the padded dims
+  dim offset0 = 0;      ///< elements from the data handle to the first element (views)
+  dims strides;         ///< outer strides, in elements
+  dims inner_blks;      ///< inner blocks, outermost first
+  dims inner_idxs;      ///< the dim of each inner block
+  extra_info extra;
+};
+
 /// A memory descriptor: dims, data type and layout of a tensor.
 /// @invariant a blocked descriptor's strides do not overlap, its padded dims are multiples
 ///            of the inner blocks, and its byte size fits in 63 bits.
@@ -132,6 +146,19 @@ class desc {
     d.set_plain(dims_, dt);
     d.kind_ = format_kind::any;
     return d;
+  }
+
+  /// A blocked descriptor with exactly the fields `f` (a bridge's way in: views, padding,
+  /// strides and inner blocks as another library states them).
+  /// @throws error naming the field when `f` breaks an invariant of `desc`: sizes that
+  ///         disagree, bad blocks, dims outside their padding, negative or overlapping
+  ///         strides, a size past 2^63 bytes, extra flags or masks memfmt does not know
+  /// @post `from_fields(fields())` of any blocked descriptor is that descriptor
+  static constexpr desc from_fields(const desc_fields& f);
+
+  /// The fields of a blocked descriptor (`from_fields` makes it again from them).
+  constexpr desc_fields fields() const {
+    return {dims_, dt_, padded_dims_, padded_offsets_, offset0_, strides_, get_inner_blks(), get_inner_idxs(), extra_};
   }
 
   // ---- queries (oneDNN v3 names) ----
@@ -496,5 +523,6 @@ class desc {
 
 }  // namespace memfmt
 
+#include "memfmt/desc/fields.hpp"
 #include "memfmt/desc/reshape.hpp"
 #include "memfmt/desc/str.hpp"
