@@ -55,13 +55,29 @@ constexpr int first_overlapping_outer_dim(const dims& padded, const dims& stride
     for (int i = 0; i < n; ++i)
       if (!done[i] && (d < 0 || strides[i] < strides[d])) d = i;
     done[d] = true;
-    const dim outer = (padded[d] + b.block_of(d) - 1) / b.block_of(d);
+    const dim block = b.block_of(d);
+    const dim outer = padded[d] / block + (padded[d] % block != 0 ? 1 : 0);  // (rounds up without overflowing)
     if (outer <= 1 || strides[d] == 0) continue;
     if (strides[d] < min_stride) return d;
     min_stride = checked_mul(strides[d], outer);
     if (min_stride < 0) return d;
   }
   return -1;
+}
+
+/// Elements from the first to past the last that `f` reaches (0 with no element).
+/// @pre the strides do not overlap and their reach fits in int64
+constexpr dim fields_span(const desc_fields& f, const blocking& b) {
+  const dim span = span_in_elements(b, f.logical, f.padded, f.strides);
+  return span == 0 || span >= b.block_size() ? span : b.block_size();
+}
+
+/// The byte just past the last element a view at `offset0` reaches (`span` elements from
+/// there), or -1 when it is past 2^63: every offset the descriptor computes stays below it.
+constexpr dim fields_end_bytes(dim offset0, dim span, data_type dt) {
+  dim end = 0;
+  if (__builtin_add_overflow(offset0, span, &end)) return -1;
+  return checked_mul(end, static_cast<dim>(data_type_size(dt)));
 }
 
 }  // namespace detail
@@ -94,7 +110,7 @@ constexpr desc desc::from_fields(const desc_fields& f) {
   r.strides_ = f.strides;
   r.inner_ = b;
   r.inner_.order = order_by_strides(r.dims_, r.strides_);
-  if (r.span_bytes_overflow() || detail::checked_mul(f.offset0, static_cast<dim>(data_type_size(f.dt))) < 0)
+  if (r.span_bytes_overflow() || detail::fields_end_bytes(f.offset0, detail::fields_span(f, b), f.dt) < 0)
     detail::fail("desc fields: the descriptor reaches past 2^63 bytes");
   return f.extra == extra_info{} ? r : r.with_extra(f.extra);
 }
