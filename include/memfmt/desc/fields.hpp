@@ -65,6 +65,17 @@ constexpr int first_overlapping_outer_dim(const dims& padded, const dims& stride
   return -1;
 }
 
+/// `v` in hexadecimal digits, without a prefix: flags read as a bit set.
+struct hex_digits {
+  std::uint32_t v;
+};
+inline void append_piece(std::string& out, hex_digits h) {
+  std::string digits;
+  do digits.insert(digits.begin(), "0123456789abcdef"[h.v % 16]);
+  while ((h.v /= 16) != 0);
+  out += digits;
+}
+
 /// Elements from the first to past the last that `f` reaches (0 with no element).
 /// @pre the strides do not overlap and their reach fits in int64
 constexpr dim fields_span(const desc_fields& f, const blocking& b) {
@@ -85,6 +96,7 @@ constexpr dim fields_end_bytes(dim offset0, dim span, data_type dt) {
 constexpr desc desc::from_fields(const desc_fields& f) {
   desc r;
   r.check_dims(f.logical, f.dt, "fields", false);
+  if (data_type_size(f.dt) == 0) detail::fail("desc fields: data type ", static_cast<int>(f.dt), " is not a memfmt data type");
   const int n = f.logical.size();
   if (f.padded.size() != n || f.padded_offsets.size() != n || f.strides.size() != n)
     detail::fail("desc fields: ", f.padded.size(), " padded dims, ", f.padded_offsets.size(), " padded offsets and ",
@@ -102,7 +114,8 @@ constexpr desc desc::from_fields(const desc_fields& f) {
   if (f.offset0 < 0) detail::fail("desc fields: offset0 ", f.offset0, " is negative");
   constexpr std::uint32_t known = extra_flags::compensation_conv_s8s8 | extra_flags::scale_adjust |
                                   extra_flags::compensation_conv_asymmetric_src;
-  if ((f.extra.flags & ~known) != 0) detail::fail("desc fields: extra flags ", f.extra.flags & ~known, " are unknown");
+  if ((f.extra.flags & ~known) != 0)
+    detail::fail("desc fields: extra flags 0x", detail::hex_digits(f.extra.flags & ~known), " are unknown");
   r.set_plain(f.logical, f.dt);
   r.padded_dims_ = f.padded;
   r.padded_offsets_ = f.padded_offsets;
