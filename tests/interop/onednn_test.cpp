@@ -330,7 +330,9 @@ TEST_CASE("what memfmt cannot express is refused by name", "[interop][onednn]") 
   CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.format_desc.blocking.strides[3] = 1; })),
                     Contains("from_dnnl") && Contains("strides overlap: dim 3"));
   CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.padded_dims[1] = 8; })),
-                    Contains("dim 1") && Contains("padded dim 8"));
+                    Contains("dim 1: 16 elements at padded offset 0 do not fit in the padded dim 8"));
+  CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.padded_dims[1] = 24; })),
+                    Contains("dim 1: padded dim 24 is not a multiple of its block 16"));
   CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.format_desc.blocking.inner_idxs[0] = 5; })),
                     Contains("inner block 0 names dim 5"));
   CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.data_type = dnnl_data_type_undef; })),
