@@ -302,6 +302,26 @@ TEST_CASE("compensation that oneDNN puts on a convolution's s8 weights", "[inter
   check_round_trips(ours, weights);
 }
 
+#if MEMFMT_ONEDNN_V3
+TEST_CASE("oneDNN 3.x: the blob layout is checked against the library the process runs with", "[interop][onednn]") {
+  namespace o = memfmt::detail::onednn;
+  INFO("oneDNN " << memfmt_onednn::version());
+  CHECK(o::blob_layout_problem().empty());
+  CHECK(o::blob_layout_known(3, 7));
+  CHECK(o::blob_layout_known(3, 13));
+  CHECK_FALSE(o::blob_layout_known(3, 6));
+  CHECK_FALSE(o::blob_layout_known(3, 0));
+  CHECK_FALSE(o::blob_layout_known(4, 0));
+  const std::size_t size = dnnl_md({2, 3}, dnnl::memory::data_type::f32, dnnl_tag::ab).get_blob().size();
+  CHECK(o::extra_probe(o::blob_extra_at(size)).empty());
+  // the probe finds extra information written where oneDNN 3.0-3.6 keep it (their blob's
+  // last 24 bytes; byte 616 in 3.0-3.3), and where there is no room for it
+  CHECK_THAT(o::extra_probe(size - 24), Contains("s8s8 compensation per dim 0 written at byte"));
+  CHECK_THAT(o::extra_probe(616), Contains("s8s8 compensation per dim 0 written at byte 616"));
+  CHECK_THAT(o::extra_probe(size - 20), Contains("has no room"));
+}
+#endif
+
 TEST_CASE("what memfmt cannot express is refused by name", "[interop][onednn]") {
   using dt = dnnl::memory::data_type;
   // dims and strides known only at execution

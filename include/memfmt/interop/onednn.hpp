@@ -3,7 +3,11 @@
 /// memfmt's descriptors as oneDNN's and back: `memfmt::to_dnnl` and `memfmt::from_dnnl`,
 /// exact in both directions (docs/interop.md: which concept maps onto which, and what
 /// cannot cross). For oneDNN 2.x, whose `dnnl_memory_desc_t` has public fields, and
-/// oneDNN 3.x, whose descriptor is opaque (`MEMFMT_ONEDNN_V3`). Not included by
+/// oneDNN 3.x, whose descriptor is opaque (`MEMFMT_ONEDNN_V3`): there the bridge reads
+/// and writes the descriptor's blob, whose layout it knows for oneDNN 3.7 and later. The
+/// library a program runs with is checked once per process (its version, and what it
+/// does with the blob); with an earlier 3.x, or a blob laid out otherwise, blocked
+/// descriptors are refused with a `memfmt::error` naming the version. Not included by
 /// memfmt.hpp: a program that includes it links oneDNN.
 
 #if !__has_include(<oneapi/dnnl/dnnl.hpp>)
@@ -13,6 +17,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -101,13 +106,28 @@ inline float memfmt_scale_adjust(std::uint64_t flags, float scale_adjust) {
 
 // oneDNN 3.x has no public way to build a blocked descriptor with inner blocks, padding,
 // a submemory offset or extra information from its fields, nor a getter of the extra
-// information; both go through the descriptor's blob (its bytes, read and written by
-// dnnl_memory_desc_get_blob and dnnl_memory_desc_create_with_blob). Every field the
-// getters reach is checked against them, so that a oneDNN whose blob is laid out
-// otherwise is refused instead of misread.
+// information; both go through the descriptor's blob: the bytes of oneDNN's internal
+// memory_desc_t, read by dnnl_memory_desc_get_blob and written by
+// dnnl_memory_desc_create_with_blob. That struct is no part of oneDNN's ABI (all 3.x
+// releases share the soname libdnnl.so.3, and the extra information changed size and
+// place within 3.x), so a program may load another layout than its headers had. The
+// bridge knows the layout of oneDNN 3.7 and later, and checks the library it runs with
+// once per process (`blob_layout_problem`): its version, where the getters find the
+// fields, and what oneDNN does with extra information written through the blob. Each
+// crossing also checks every field the getters reach.
 
-/// The fields from the dims to the inner blocks, from byte 8 of the blob on (after
-/// ndims, and a flag in 3.13), laid out as in oneDNN 2.x's public descriptor.
+/// The oldest oneDNN 3.x whose blob layout the bridge knows (3.7: the extra information
+/// is the blob's last 128 bytes).
+constexpr int blob_oldest_minor = 7;
+
+/// True for the oneDNN versions whose blob is laid out as the bridge reads it.
+constexpr bool blob_layout_known(int major, int minor) { return major == 3 && minor >= blob_oldest_minor; }
+
+/// The fields from the dims to the inner blocks, laid out as in oneDNN 2.x's public
+/// descriptor, from byte 8 of the blob on: the 8-byte dims are aligned to 8 after the
+/// 4-byte ndims, and the 4 bytes beside ndims are not always padding (in some builds
+/// they come first and are not zero). The bridge neither reads nor writes bytes 0-7: it
+/// starts from the blob of a descriptor oneDNN made with the same ndims.
 struct blob_fields {
   dnnl_dim_t dims[DNNL_MAX_NDIMS];
   int data_type;
@@ -122,36 +142,130 @@ struct blob_fields {
 };
 constexpr std::size_t blob_fields_at = 8;
 
-/// The extra information at the end of the blob: memfmt's fields, then oneDNN's for GPU
-/// convolutions.
+/// The extra information, the last bytes of the blob (oneDNN 3.7 and later's
+/// memory_extra_desc_t): memfmt's fields, then the spatial dims and destination size
+/// oneDNN's GPU convolutions keep for zero-point compensation, which the bridge leaves
+/// as oneDNN made them.
 struct blob_extra {
   std::uint64_t flags;
   int compensation_mask;
   float scale_adjust;
   int asymm_compensation_mask;
-  dnnl_dim_t gpu_fields[13];
+  dnnl_dim_t idhw[3];  ///< input depth, height, width
+  dnnl_dim_t odhw[3];  ///< output
+  dnnl_dim_t pdhw[3];  ///< padding
+  dnnl_dim_t ddhw[3];  ///< dilation
+  dnnl_dim_t dst_size;
 };
+static_assert(sizeof(blob_extra) == 128, "oneDNN 3.7's memory_extra_desc_t is 128 bytes");
 
-inline void check_blob_size(const std::vector<std::uint8_t>& blob) {
+/// The bytes of the extra information the bridge reads and writes: memfmt's fields.
+constexpr std::size_t blob_extra_ours = offsetof(blob_extra, idhw);
+
+/// Where the extra information starts in a blob of `size` bytes.
+constexpr std::size_t blob_extra_at(std::size_t size) { return size - sizeof(blob_extra); }
+
+/// memfmt's fields of the extra information at byte `at` of `blob` (the others 0).
+inline blob_extra get_extra(const std::vector<std::uint8_t>& blob, std::size_t at) {
+  blob_extra e{};
+  std::memcpy(&e, blob.data() + at, blob_extra_ours);
+  return e;
+}
+
+/// `blob` with memfmt's fields of the extra information written at byte `at`.
+inline void put_extra(std::vector<std::uint8_t>& blob, std::size_t at, std::uint64_t flags, int compensation_mask,
+                      float scale_adjust, int asymm_compensation_mask) {
+  blob_extra e = get_extra(blob, at);
+  e.flags = flags;
+  e.compensation_mask = compensation_mask;
+  e.scale_adjust = scale_adjust;
+  e.asymm_compensation_mask = asymm_compensation_mask;
+  std::memcpy(blob.data() + at, &e, blob_extra_ours);
+}
+
+inline bool same(const dnnl::memory::dims& a, const dnnl_dim_t* b, int n) {
+  return static_cast<int>(a.size()) == n && std::equal(a.begin(), a.end(), b);
+}
+
+/// The first field of `md` whose getter disagrees with the blob's bytes `b` (its name,
+/// for the error), or nullptr when all agree.
+inline const char* blob_disagreement(const dnnl::memory::desc& md, const blob_fields& b) {
+  const int ndims = md.get_ndims();
+  if (ndims < 0 || ndims > DNNL_MAX_NDIMS) return "ndims";
+  if (!same(md.get_dims(), b.dims, ndims)) return "dims";
+  if (static_cast<int>(md.get_data_type()) != b.data_type) return "data_type";
+  if (!same(md.get_padded_dims(), b.padded_dims, ndims)) return "padded_dims";
+  if (!same(md.get_padded_offsets(), b.padded_offsets, ndims)) return "padded_offsets";
+  if (md.get_submemory_offset() != b.offset0) return "offset0";
+  if (static_cast<int>(md.get_format_kind()) != b.format_kind) return "format_kind";
+  if (md.get_format_kind() != dnnl::memory::format_kind::blocked) return nullptr;
+  if (!same(md.get_strides(), b.strides, ndims)) return "strides";
+  if (md.get_inner_nblks() != b.inner_nblks) return "inner_nblks";
+  if (b.inner_nblks < 0 || b.inner_nblks > DNNL_MAX_NDIMS) return "inner_nblks";
+  if (!same(md.get_inner_blks(), b.inner_blks, b.inner_nblks)) return "inner_blks";
+  if (!same(md.get_inner_idxs(), b.inner_idxs, b.inner_nblks)) return "inner_idxs";
+  return nullptr;
+}
+
+[[noreturn]] inline void blob_layout_unknown(const char* field) {
+  fail("oneDNN ", version(), ": its descriptor blob is not laid out as memfmt's bridge reads it (its getters and "
+       "the blob disagree on ", field, ")");
+}
+
+/// What goes wrong when memfmt's extra fields are written at byte `at` of a blob, or ""
+/// when oneDNN sees them as it documents: s8s8 and zero-point compensation per dim 0 grow
+/// get_size() by 4 bytes per element of dim 0, and scale_adjust takes part in ==.
+inline std::string extra_probe(std::size_t at) {
+  using dt = dnnl::memory::data_type;
+  const dnnl::memory::desc plain({3, 4}, dt::s8, dnnl::memory::format_tag::ab);
+  const std::vector<std::uint8_t> blob = dnnl::memory::desc(plain).get_blob();
+  if (at < blob_fields_at + sizeof(blob_fields) || at > blob.size() || blob.size() - at < blob_extra_ours)
+    return "its descriptor blob (" + std::to_string(blob.size()) + " bytes) has no room for the extra information at byte " +
+           std::to_string(at);
+  const auto with = [&](std::uint64_t flags, int mask, float scale_adjust, int asymm_mask) {
+    std::vector<std::uint8_t> b = blob;
+    put_extra(b, at, flags, mask, scale_adjust, asymm_mask);
+    return dnnl::memory::desc(b);
+  };
+  const std::string where = " written at byte " + std::to_string(at) + " of its descriptor blob";
+  const std::size_t grown = plain.get_size() + 4 * 3;
+  if (with(extra_flags::compensation_conv_s8s8, 1, 0.f, 0).get_size() != grown)
+    return "s8s8 compensation per dim 0" + where + " does not grow get_size() by 4 bytes per element of dim 0";
+  if (with(extra_flags::compensation_conv_asymmetric_src, 0, 0.f, 1).get_size() != grown)
+    return "zero-point compensation per dim 0" + where + " does not grow get_size() by 4 bytes per element of dim 0";
+  const dnnl::memory::desc half = with(extra_flags::scale_adjust, 0, 0.5f, 0);
+  if (half == plain || half == with(extra_flags::scale_adjust, 0, 0.25f, 0) ||
+      !(half == with(extra_flags::scale_adjust, 0, 0.5f, 0)))
+    return "scale_adjust" + where + " does not take part in oneDNN's ==";
+  return "";
+}
+
+/// Why the oneDNN this process runs with has a blob the bridge cannot use, or "".
+inline std::string blob_layout_problem() {
+  const dnnl_version_t* v = dnnl_version();
+  if (!blob_layout_known(v->major, v->minor))
+    return "memfmt's bridge to oneDNN 3.x supports 3." + std::to_string(blob_oldest_minor) +
+           " and later (earlier 3.x releases lay their descriptor blob out otherwise)";
+  // a view of a blocked descriptor: every field the getters reach is other than 0
+  dnnl::memory::desc view = dnnl::memory::desc({5, 40, 3, 3}, dnnl::memory::data_type::f32,
+                                                     dnnl::memory::format_tag::nChw16c)
+                                      .submemory_desc({3, 16, 3, 3}, {1, 16, 0, 0});
+  const std::vector<std::uint8_t> blob = view.get_blob();
   if (blob.size() < blob_fields_at + sizeof(blob_fields) + sizeof(blob_extra))
-    fail("oneDNN ", version(), ": its descriptor blob (", blob.size(), " bytes) is smaller than memfmt's bridge reads");
+    return "its descriptor blob (" + std::to_string(blob.size()) + " bytes) is smaller than memfmt's bridge reads";
+  blob_fields fields;
+  std::memcpy(&fields, blob.data() + blob_fields_at, sizeof fields);
+  if (const char* field = blob_disagreement(view, fields))
+    return std::string("its getters and its descriptor blob disagree on ") + field;
+  return extra_probe(blob_extra_at(blob.size()));
 }
 
-inline bool same(const dnnl::memory::dims& a, const dims& b) { return a == to_dnnl_dims(b); }
-
-/// True when `md`'s getters return the fields `r` holds.
-inline bool getters_agree(const dnnl::memory::desc& md, const dnnl_fields& r) {
-  const desc_fields& f = r.f;
-  return md.get_ndims() == r.ndims && static_cast<dnnl_data_type_t>(md.get_data_type()) == r.dt &&
-         static_cast<dnnl_format_kind_t>(md.get_format_kind()) == r.kind && same(md.get_dims(), f.logical) &&
-         same(md.get_padded_dims(), f.padded) && same(md.get_padded_offsets(), f.padded_offsets) &&
-         md.get_submemory_offset() == f.offset0 && same(md.get_strides(), f.strides) &&
-         md.get_inner_nblks() == f.inner_blks.size() && same(md.get_inner_blks(), f.inner_blks) &&
-         same(md.get_inner_idxs(), f.inner_idxs);
-}
-
-[[noreturn]] inline void blob_layout_unknown() {
-  fail("oneDNN ", version(), ": its descriptor blob is not laid out as memfmt's bridge reads it");
+/// Fails, naming the oneDNN version and the problem, when the bridge cannot use the blob
+/// of the oneDNN this process runs with (checked on the first call).
+inline void check_blob_layout() {
+  static const std::string problem = blob_layout_problem();
+  if (!problem.empty())
+    fail("oneDNN ", version(), ": ", problem, "; memfmt cannot cross blocked descriptors to or from it");
 }
 
 /// `md`'s fields: the getters', and the extra information from the blob.
@@ -165,18 +279,15 @@ inline dnnl_fields read(const dnnl::memory::desc& md) {
   r.f.padded_offsets = md.get_padded_offsets();
   r.f.offset0 = md.get_submemory_offset();
   if (r.kind != dnnl_blocked) return r;
+  check_blob_layout();
   r.f.strides = md.get_strides();
   r.f.inner_blks = md.get_inner_blks();
   r.f.inner_idxs = md.get_inner_idxs();
-  std::vector<std::uint8_t> blob = dnnl::memory::desc(md).get_blob();
-  check_blob_size(blob);
+  const std::vector<std::uint8_t> blob = dnnl::memory::desc(md).get_blob();  // (get_blob is not const)
   blob_fields fields;
   std::memcpy(&fields, blob.data() + blob_fields_at, sizeof fields);
-  if (!(to_dims(fields.dims, r.ndims) == r.f.logical && to_dims(fields.strides, r.ndims) == r.f.strides &&
-        fields.offset0 == r.f.offset0 && fields.inner_nblks == r.f.inner_blks.size()))
-    blob_layout_unknown();
-  blob_extra extra;
-  std::memcpy(&extra, blob.data() + blob.size() - sizeof extra, sizeof extra);
+  if (const char* field = blob_disagreement(md, fields)) blob_layout_unknown(field);
+  const blob_extra extra = get_extra(blob, blob_extra_at(blob.size()));
   r.flags = extra.flags;
   r.f.extra = {static_cast<std::uint32_t>(extra.flags), extra.compensation_mask,
                memfmt_scale_adjust(extra.flags, extra.scale_adjust), extra.asymm_compensation_mask};
@@ -185,36 +296,31 @@ inline dnnl_fields read(const dnnl::memory::desc& md) {
 
 /// oneDNN's blocked descriptor with the fields of `d`: the blob of a plain descriptor of
 /// the same dims, overwritten field by field.
+/// @throws error when the oneDNN in use has a blob the bridge does not know
 inline dnnl::memory::desc blocked_to_dnnl(const desc& d) {
+  check_blob_layout();
   const desc_fields f = d.fields();
   const int n = d.get_ndims();
   std::vector<std::uint8_t> blob =
       dnnl::memory::desc(to_dnnl_dims(f.logical), to_dnnl(f.dt), dnnl::memory::dims(static_cast<std::size_t>(n), 0))
           .get_blob();
-  check_blob_size(blob);
   blob_fields fields{};
-  std::memcpy(fields.dims, f.logical.data(), sizeof(dnnl_dim_t) * static_cast<std::size_t>(n));
+  std::copy(f.logical.begin(), f.logical.end(), fields.dims);
   fields.data_type = static_cast<int>(to_dnnl(f.dt));
-  std::memcpy(fields.padded_dims, f.padded.data(), sizeof(dnnl_dim_t) * static_cast<std::size_t>(n));
-  std::memcpy(fields.padded_offsets, f.padded_offsets.data(), sizeof(dnnl_dim_t) * static_cast<std::size_t>(n));
+  std::copy(f.padded.begin(), f.padded.end(), fields.padded_dims);
+  std::copy(f.padded_offsets.begin(), f.padded_offsets.end(), fields.padded_offsets);
   fields.offset0 = f.offset0;
   fields.format_kind = dnnl_blocked;
-  std::memcpy(fields.strides, f.strides.data(), sizeof(dnnl_dim_t) * static_cast<std::size_t>(n));
+  std::copy(f.strides.begin(), f.strides.end(), fields.strides);
   fields.inner_nblks = f.inner_blks.size();
-  std::memcpy(fields.inner_blks, f.inner_blks.data(), sizeof(dnnl_dim_t) * static_cast<std::size_t>(fields.inner_nblks));
-  std::memcpy(fields.inner_idxs, f.inner_idxs.data(), sizeof(dnnl_dim_t) * static_cast<std::size_t>(fields.inner_nblks));
+  std::copy(f.inner_blks.begin(), f.inner_blks.end(), fields.inner_blks);
+  std::copy(f.inner_idxs.begin(), f.inner_idxs.end(), fields.inner_idxs);
   std::memcpy(blob.data() + blob_fields_at, &fields, sizeof fields);
-  blob_extra extra;
-  std::uint8_t* const extra_at = blob.data() + blob.size() - sizeof extra;
-  std::memcpy(&extra, extra_at, sizeof extra);  // (the GPU fields stay as oneDNN made them)
-  extra.flags = f.extra.flags;
-  extra.compensation_mask = f.extra.compensation_mask;
-  extra.scale_adjust = dnnl_scale_adjust(f.extra);
-  extra.asymm_compensation_mask = f.extra.asymm_compensation_mask;
-  std::memcpy(extra_at, &extra, sizeof extra);
+  put_extra(blob, blob_extra_at(blob.size()), f.extra.flags, f.extra.compensation_mask, dnnl_scale_adjust(f.extra),
+            f.extra.asymm_compensation_mask);
   const dnnl::memory::desc md(blob);
-  if (!getters_agree(md, {n, static_cast<dnnl_data_type_t>(to_dnnl(f.dt)), dnnl_blocked, f, f.extra.flags}))
-    blob_layout_unknown();
+  if (md.get_ndims() != n) blob_layout_unknown("ndims");
+  if (const char* field = blob_disagreement(md, fields)) blob_layout_unknown(field);
   return md;
 }
 
@@ -322,6 +428,9 @@ inline desc blocked_from(dnnl_fields r, data_type dt) {
 /// offset, strides, inner blocks and extra information (compensation) field for field,
 /// so that any layout memfmt describes, also ones no oneDNN format tag names, reaches
 /// oneDNN unchanged. The zero descriptor gives oneDNN's zero descriptor, `any` its `any`.
+/// @throws error (oneDNN 3.x only) when `d` is blocked and the oneDNN in use has a
+///         descriptor blob the bridge does not know: a release before 3.7, or one whose
+///         blob fails the bridge's checks
 /// @post `from_dnnl(to_dnnl(d)) == d`
 inline dnnl::memory::desc to_dnnl(const desc& d) {
   switch (d.get_format_kind()) {
@@ -338,7 +447,8 @@ inline dnnl::memory::desc to_dnnl(const desc& d) {
 /// @throws error naming what memfmt cannot express: a format kind other than undef,
 ///         any and blocked (wino, rnn_packed, opaque, sparse), a data type memfmt has
 ///         not, runtime dims, RNN or GPU compensation flags, overlapping strides, dims
-///         outside their padding
+///         outside their padding; (oneDNN 3.x) a blocked descriptor from a oneDNN whose
+///         blob the bridge does not know, as for `to_dnnl`
 /// @post `to_dnnl(from_dnnl(md)) == md`
 inline desc from_dnnl(const dnnl::memory::desc& md) {
   namespace o = detail::onednn;
