@@ -191,7 +191,14 @@ TEST_CASE("from_fields refuses fields that break an invariant of desc, naming th
             f.extra.flags = memfmt::extra_flags::compensation_conv_s8s8;
             f.extra.compensation_mask = 1 << 4;
           }),
-          "compensation mask");
+          "compensation mask names a dim beyond the 4 dims");
+  // a mask without its flag means nothing: dropped, not refused
+  const desc leftover = desc::from_fields(edited([](desc_fields& f) {
+    f.extra.compensation_mask = 1 << 4;
+    f.extra.asymm_compensation_mask = 1 << 5;
+    f.extra.scale_adjust = 0.5f;
+  }));
+  CHECK(leftover.get_extra() == memfmt::extra_info{});
 }
 
 TEST_CASE("from_fields refuses descriptors past 2^63 bytes, without overflowing on the way", "[desc][fields][errors]") {

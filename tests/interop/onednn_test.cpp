@@ -272,6 +272,21 @@ TEST_CASE("compensation: the extra flags and masks cross both ways", "[interop][
   check_extra({compensation_conv_s8s8 | scale_adjust | compensation_conv_asymmetric_src, 3, 0.5f, 1});
 }
 
+TEST_CASE("masks and scale_adjust without their flag: dropped, and the round trip keeps the descriptor",
+          "[interop][onednn]") {
+  const desc plain(dims{4, 8}, data_type::s8, "ab");
+  const desc d = plain.with_extra({memfmt::extra_flags::none, 1, 0.5f, 2});
+  CHECK(d.get_extra() == memfmt::extra_info{});
+  CHECK(d == plain);
+  CHECK(from_dnnl(to_dnnl(d)) == d);
+  CHECK(to_dnnl(d) == to_dnnl(plain));
+  // with its flag, scale_adjust crosses
+  const desc adjusted = plain.with_extra({memfmt::extra_flags::scale_adjust, 1, 0.5f, 2});
+  CHECK(adjusted.get_extra() == memfmt::extra_info{memfmt::extra_flags::scale_adjust, 0, 0.5f, 0});
+  CHECK(from_dnnl(to_dnnl(adjusted)) == adjusted);
+  CHECK_FALSE(to_dnnl(adjusted) == to_dnnl(plain));
+}
+
 TEST_CASE("compensation that oneDNN puts on a convolution's s8 weights", "[interop][onednn]") {
   // an int8 convolution with s8 source asks for weights with s8s8 compensation per output
   // channel (oneDNN's x8s8s32x kernels)
@@ -357,8 +372,25 @@ TEST_CASE("what memfmt cannot express is refused by name", "[interop][onednn]") 
                     Contains("inner block 0 names dim 5"));
   CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.data_type = dnnl_data_type_undef; })),
                     Contains("data type is undef"));
-  CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) { c.extra.compensation_mask = 1 << 6; })),
-                    Contains("compensation mask"));
+  CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) {
+                      c.extra.flags = dnnl_memory_extra_flag_compensation_conv_s8s8;
+                      c.extra.compensation_mask = 1 << 6;
+                    })),
+                    Contains("compensation mask names a dim beyond the 4 dims"));
+  CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) {
+                      c.extra.flags = dnnl_memory_extra_flag_compensation_conv_asymmetric_src;
+                      c.extra.asymm_compensation_mask = 1 << 6;
+                    })),
+                    Contains("compensation mask names a dim beyond the 4 dims"));
+  // masks and scale_adjust without their flag mean nothing to oneDNN: they are dropped
+  const dnnl_md leftovers = by_hand([](dnnl_memory_desc_t& c) {
+    c.extra.compensation_mask = 1 << 6;
+    c.extra.asymm_compensation_mask = 3;
+    c.extra.scale_adjust = 0.25f;
+  });
+  CHECK(from_dnnl(leftovers).get_extra() == memfmt::extra_info{});
+  CHECK(from_dnnl(leftovers) == desc(dims{2, 16, 3, 3}, data_type::s8, "nChw16c"));
+  CHECK(to_dnnl(from_dnnl(leftovers)) == leftovers);
   CHECK_THROWS_WITH(from_dnnl(by_hand([](dnnl_memory_desc_t& c) {
                       c.format_kind = dnnl_format_kind_any;
                       c.offset0 = 5;

@@ -232,15 +232,22 @@ class desc {
     return v;
   }
 
-  /// The same descriptor with `extra` attached.
-  /// @throws error when a mask names a dim the descriptor does not have
+  /// The same descriptor with `extra` attached. A mask or scale_adjust whose flag is not
+  /// set means nothing (oneDNN reads it only with its flag): it becomes its default, so
+  /// that descriptors oneDNN deems equal are equal here too.
+  /// @throws error when a mask whose flag is set names a dim the descriptor does not have
   constexpr desc with_extra(const extra_info& extra) const {
+    extra_info e = extra;
+    if ((e.flags & extra_flags::compensation_conv_s8s8) == 0) e.compensation_mask = extra_info{}.compensation_mask;
+    if ((e.flags & extra_flags::compensation_conv_asymmetric_src) == 0)
+      e.asymm_compensation_mask = extra_info{}.asymm_compensation_mask;
+    if ((e.flags & extra_flags::scale_adjust) == 0) e.scale_adjust = extra_info{}.scale_adjust;
     const int all = (1 << get_ndims()) - 1;
-    if ((extra.compensation_mask & ~all) != 0 || (extra.asymm_compensation_mask & ~all) != 0)
+    if ((e.compensation_mask & ~all) != 0 || (e.asymm_compensation_mask & ~all) != 0)
       detail::fail("desc: compensation mask names a dim beyond the ", get_ndims(), " dims");
     if (kind_ != format_kind::blocked) detail::fail("desc: extra information needs a blocked descriptor");
     desc r = *this;
-    r.extra_ = extra;
+    r.extra_ = e;
     return r;
   }
 
