@@ -201,6 +201,12 @@ TEST_CASE("from_fields refuses fields that break an invariant of desc, naming th
   CHECK(leftover.get_extra() == memfmt::extra_info{});
 }
 
+TEST_CASE("fields() of a descriptor without a layout throws", "[desc][fields][errors]") {
+  CHECK_THROWS_WITH(desc::any(dims{4, 8}, data_type::f32).fields(),
+                    Contains("desc::fields: needs a blocked descriptor, not format_kind::any"));
+  CHECK_THROWS_WITH(desc().fields(), Contains("desc::fields: needs a blocked descriptor, not the zero descriptor"));
+}
+
 TEST_CASE("from_fields refuses descriptors past 2^63 bytes, without overflowing on the way", "[desc][fields][errors]") {
   const std::string past = "reaches past 2^63 bytes";
   // padded dims near 2^63: their blocks are counted without overflowing (the static_assert

@@ -88,6 +88,9 @@ their_fields fields_of(const dnnl_md& md) {
 
 /// True when two memfmt descriptors agree in every field, strides of unit dims included.
 bool same_fields(const desc& a, const desc& b) {
+  if (a.get_format_kind() != memfmt::format_kind::blocked || b.get_format_kind() != memfmt::format_kind::blocked)
+    return a.get_format_kind() == b.get_format_kind() && a.get_dims() == b.get_dims() &&
+           a.get_data_type() == b.get_data_type();
   const memfmt::desc_fields x = a.fields(), y = b.fields();
   return a.get_format_kind() == b.get_format_kind() && x.logical == y.logical && x.dt == y.dt &&
          x.padded == y.padded && x.padded_offsets == y.padded_offsets && x.offset0 == y.offset0 &&

@@ -157,7 +157,11 @@ class desc {
   static constexpr desc from_fields(const desc_fields& f);
 
   /// The fields of a blocked descriptor (`from_fields` makes it again from them).
+  /// @throws error for the zero descriptor and `any`, which have no layout to give
   constexpr desc_fields fields() const {
+    if (kind_ != format_kind::blocked)
+      detail::fail("desc::fields: needs a blocked descriptor, not ",
+                   kind_ == format_kind::any ? "format_kind::any" : "the zero descriptor");
     return {dims_, dt_, padded_dims_, padded_offsets_, offset0_, strides_, get_inner_blks(), get_inner_idxs(), extra_};
   }
 
