@@ -69,6 +69,15 @@ inline std::string version() {
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
 }
 
+/// oneDNN's name of the format kind `k` (its dnnl_fmt_kind2str knows not every kind).
+inline std::string kind_name(dnnl_format_kind_t k) {
+#if DNNL_VERSION_MAJOR >= 3
+  if (k == dnnl_format_kind_opaque) return "opaque";
+#endif
+  const std::string name = dnnl_fmt_kind2str(k);
+  return name.rfind("unknown", 0) == 0 ? std::to_string(static_cast<int>(k)) : name;
+}
+
 inline std::string hex(std::uint64_t v) {
   std::string s;
   do s.insert(s.begin(), "0123456789abcdef"[v % 16]);
@@ -455,7 +464,7 @@ inline desc from_dnnl(const dnnl::memory::desc& md) {
   const o::dnnl_fields r = o::read(md);
   if (r.ndims == 0) return desc();
   if (r.kind != dnnl_format_kind_any && r.kind != dnnl_blocked)
-    detail::fail("from_dnnl: oneDNN's format_kind::", dnnl_fmt_kind2str(r.kind), " (", r.ndims,
+    detail::fail("from_dnnl: oneDNN's format_kind::", o::kind_name(r.kind), " (", r.ndims,
                  "-D) has no memfmt counterpart: memfmt describes blocked layouts (and any) only");
   const data_type dt = from_dnnl(static_cast<dnnl::memory::data_type>(r.dt));
   o::check_no_runtime_values(r);
