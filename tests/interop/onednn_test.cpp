@@ -142,6 +142,14 @@ std::string show(const dims& d) {
   return s;
 }
 
+/// The instruction sets oneDNN may use in this program, capped in static initialisation,
+/// before oneDNN generates any code. oneDNN's int8 convolutions on CPUs with s8 x s8 dot
+/// products (AVX-VNNI-INT8, AMX) need no s8s8 compensation; below those, every x86 int8
+/// kernel asks for it. oneDNN 3.x packs RNN weights (format_kind::opaque) only where its
+/// brgemm RNN kernels do not run, below AVX.
+const dnnl::status isa_capped =
+    dnnl::set_max_cpu_isa(MEMFMT_ONEDNN_V3 ? dnnl::cpu_isa::sse41 : dnnl::cpu_isa::avx512_core_vnni);
+
 }  // namespace
 
 TEST_CASE("every tag name, several dim sets: to_dnnl and from_dnnl give oneDNN's and memfmt's own descriptors",
@@ -308,6 +316,7 @@ TEST_CASE("compensation that oneDNN puts on a convolution's s8 weights", "[inter
 #endif
   const dnnl_md weights = pd.weights_desc();
   INFO("oneDNN's convolution: " << pd.impl_info_str());
+  REQUIRE(isa_capped == dnnl::status::success);  // (else the CPU may not need the compensation)
   const desc ours = from_dnnl(weights);
   INFO(ours.str());
   REQUIRE((ours.get_extra().flags & memfmt::extra_flags::compensation_conv_s8s8) != 0);
@@ -339,6 +348,45 @@ TEST_CASE("oneDNN 3.x: the blob layout is checked against the library the proces
   CHECK_THAT(o::extra_probe(size - 20), Contains("has no room"));
 }
 #endif
+
+TEST_CASE("what memfmt cannot express is refused by name: the weights oneDNN packs for an LSTM",
+          "[interop][onednn]") {
+  // oneDNN's reference int8 LSTM for inference asks for its weights in oneDNN's own
+  // packed format (its GEMM's): format_kind::rnn_packed in 2.x, format_kind::opaque in
+  // 3.x (below AVX: isa_capped). Other implementations may come first: they are tried in
+  // turn until one packs.
+  using dt = dnnl::memory::data_type;
+  const dnnl::memory::dim t = 3, n = 2, c = 16, gates = 4;
+  const dnnl_md layer({t, n, c}, dt::u8, dnnl_tag::tnc), state({1, 1, n, c}, dt::u8, dnnl_tag::ldnc),
+      cell({1, 1, n, c}, dt::f32, dnnl_tag::ldnc), weights({1, 1, c, gates, c}, dt::s8, dnnl_tag::any),
+      bias({1, 1, gates, c}, dt::f32, dnnl_tag::ldgo);
+  dnnl::primitive_attr attr;
+  attr.set_rnn_data_qparams(64.f, 128.f);
+  attr.set_rnn_weights_qparams(0, {63.f});
+  const auto inference = dnnl::prop_kind::forward_inference;
+  const auto direction = dnnl::rnn_direction::unidirectional_left2right;
+  REQUIRE(isa_capped == dnnl::status::success);
+#if MEMFMT_ONEDNN_V3
+  dnnl::lstm_forward::primitive_desc pd(memfmt_onednn::cpu_engine(), inference, direction, layer, state, cell, weights,
+                                        weights, bias, layer, state, cell, attr);
+  const int packed = static_cast<int>(dnnl::memory::format_kind::opaque);
+  const char* const packed_name = "format_kind::opaque";
+#else
+  dnnl::lstm_forward::primitive_desc pd(
+      dnnl::lstm_forward::desc(inference, direction, layer, state, cell, weights, weights, bias, layer, state, cell),
+      attr, memfmt_onednn::cpu_engine());
+  const int packed = dnnl_format_kind_rnn_packed;
+  const char* const packed_name = "format_kind::rnn_packed";
+#endif
+  while (fields_of(pd.weights_layer_desc()).kind != packed && pd.next_impl()) {
+  }
+  INFO("oneDNN's LSTM: " << pd.impl_info_str());
+  for (const dnnl_md& md : {pd.weights_layer_desc(), pd.weights_iter_desc()}) {
+    REQUIRE(fields_of(md).kind == packed);
+    CHECK_THROWS_WITH(from_dnnl(md), Contains(std::string("from_dnnl: oneDNN's ") + packed_name + " (5-D) has no memfmt "
+                                                           "counterpart"));
+  }
+}
 
 TEST_CASE("what memfmt cannot express is refused by name", "[interop][onednn]") {
   using dt = dnnl::memory::data_type;
