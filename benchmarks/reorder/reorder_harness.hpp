@@ -1,8 +1,8 @@
 #pragma once
 // What the reorder benchmark and `memfmt reorder` share, so that both measure the
 // same way: buffers, timing, memcpy peers, the plan summary, and (with oneDNN)
-// a oneDNN reorder of the same problem (through tests/support/onednn_bridge.hpp, which
-// the oracle tests share).
+// a oneDNN reorder of the same problem (descriptors through memfmt/interop/onednn.hpp,
+// the reorder through tests/support/onednn_bridge.hpp, which the oracle tests share).
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +25,7 @@
 #endif
 
 #if MEMFMT_HAVE_ONEDNN
+#include "memfmt/interop/onednn.hpp"
 #include "onednn_bridge.hpp"
 #endif
 
@@ -261,7 +262,7 @@ inline std::string kernel_target_name() { return hwy::TargetName(memfmt::detail:
 
 #if MEMFMT_HAVE_ONEDNN
 
-using memfmt_onednn::to_dnnl;
+using memfmt::to_dnnl;
 
 /// A oneDNN reorder between two of the caller's buffers, on memfmt_onednn::cpu_engine().
 /// Throws memfmt_onednn::unsupported when oneDNN has no such reorder.

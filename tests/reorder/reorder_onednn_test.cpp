@@ -726,24 +726,24 @@ TEST_CASE("the descriptor bridge builds oneDNN's own descriptors", "[reorder][on
     for (const data_type dt : {data_type::f32, data_type::bf16, data_type::s8}) {
       INFO(t.memfmt << " " << memfmt::to_string(dt));
       const desc ours(dims(shape), dt, t.memfmt);
-      const dnnl::memory::desc theirs(shape, memfmt_onednn::to_dnnl(dt), t.onednn);
-      CHECK(memfmt_onednn::to_dnnl(ours) == theirs);
+      const dnnl::memory::desc theirs(shape, memfmt::to_dnnl(dt), t.onednn);
+      CHECK(memfmt::to_dnnl(ours) == theirs);
       // a view at block-aligned offsets that reaches the end of its parent (so its padded
       // dims are not its dims): oneDNN's submemory descriptor
       const dnnl::memory::dims parent{36, 40, 5, 7}, sizes{20, 24, 2, 7}, offsets{16, 16, 1, 0};
       const desc view = desc(dims(parent), dt, t.memfmt).submemory_desc(dims(sizes), dims(offsets));
-      CHECK(memfmt_onednn::to_dnnl(view) ==
-            dnnl::memory::desc(parent, memfmt_onednn::to_dnnl(dt), t.onednn).submemory_desc(sizes, offsets));
+      CHECK(memfmt::to_dnnl(view) ==
+            dnnl::memory::desc(parent, memfmt::to_dnnl(dt), t.onednn).submemory_desc(sizes, offsets));
     }
   // strides with gaps
   const dnnl::memory::dims strides{2000, 1, 600, 20};
-  CHECK(memfmt_onednn::to_dnnl(desc(dims(shape), data_type::u8, dims(strides))) ==
+  CHECK(memfmt::to_dnnl(desc(dims(shape), data_type::u8, dims(strides))) ==
         dnnl::memory::desc(shape, dnnl::memory::data_type::u8, strides));
   // compensation after the data: oneDNN counts it in the size (2.6 three times)
   for (const std::uint32_t flags : {memfmt::extra_flags::compensation_conv_s8s8,
                                     memfmt::extra_flags::compensation_conv_asymmetric_src}) {
     const desc weights = desc(dims{32, 19, 3, 3}, data_type::s8, "OIhw4i16o4i").with_extra(weights_extra(flags, 1));
-    CHECK(memfmt_onednn::to_dnnl(weights).get_size() ==
+    CHECK(memfmt::to_dnnl(weights).get_size() ==
           weights.get_data_size() + oracle.compensation_counted * weights.get_compensation_size());
   }
 }

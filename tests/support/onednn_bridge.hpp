@@ -1,10 +1,10 @@
-// memfmt's descriptors and reorder attributes in oneDNN's terms: one source for the
-// oracle tests, the reorder benchmark and the `memfmt reorder` tool, compiled against
-// oneDNN 2.6 (Debian's libdnnl-dev) or oneDNN 3.x (PyPI's onednn-devel). The two
-// differ in how a descriptor is built and how scales and zero points are passed:
+// memfmt's reorder problems in oneDNN's terms: one source for the oracle tests, the
+// reorder benchmark and the `memfmt reorder` tool, compiled against oneDNN 2.6
+// (Debian's libdnnl-dev) or oneDNN 3.x (PyPI's onednn-devel). Descriptors cross through
+// the library's bridge, memfmt/interop/onednn.hpp; the two versions differ in how
+// scales and zero points are passed:
 //
 //   oneDNN 2.6                                   oneDNN 3.x
-//   public dnnl_memory_desc_t, filled in         opaque descriptor, built from its blob
 //   one output scale s_src / s_dst per index      src and dst scales, each with its mask,
 //   (set_output_scales), sum scale beta / s_dst   given at execution (DNNL_ARG_ATTR_SCALES)
 //   zero points given with the attributes         zero points given at execution
@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -26,9 +25,8 @@
 #include <vector>
 
 #include "memfmt/desc/desc.hpp"
+#include "memfmt/interop/onednn.hpp"
 #include "memfmt/reorder/attr.hpp"
-
-#define MEMFMT_ONEDNN_V3 (DNNL_VERSION_MAJOR >= 3)
 
 namespace memfmt_onednn {
 
@@ -51,120 +49,8 @@ inline bool has_avx512() {
   return static_cast<int>(dnnl::get_effective_cpu_isa()) >= static_cast<int>(dnnl::cpu_isa::avx512_core);
 }
 
-inline dnnl::memory::data_type to_dnnl(memfmt::data_type dt) {
-  using dnnl_dt = dnnl::memory::data_type;
-  switch (dt) {
-    case memfmt::data_type::f16: return dnnl_dt::f16;
-    case memfmt::data_type::bf16: return dnnl_dt::bf16;
-    case memfmt::data_type::f32: return dnnl_dt::f32;
-    case memfmt::data_type::s32: return dnnl_dt::s32;
-    case memfmt::data_type::s8: return dnnl_dt::s8;
-    case memfmt::data_type::u8: return dnnl_dt::u8;
-    default: break;
-  }
-  return dnnl_dt::undef;
-}
-
-namespace detail {
-
-// The fields of a blocked descriptor from its dims to its inner blocks, as oneDNN 2.6's
-// public dnnl_memory_desc_t lays them out from byte 8 on (after ndims). oneDNN 3.x's
-// descriptor has them at the same place (before them: ndims, and in 3.13 a flag).
-struct blocked_fields {
-  dnnl_dim_t dims[DNNL_MAX_NDIMS];
-  int data_type;
-  dnnl_dim_t padded_dims[DNNL_MAX_NDIMS];
-  dnnl_dim_t padded_offsets[DNNL_MAX_NDIMS];
-  dnnl_dim_t offset0;
-  int format_kind;
-  dnnl_dim_t strides[DNNL_MAX_NDIMS];
-  int inner_nblks;
-  dnnl_dim_t inner_blks[DNNL_MAX_NDIMS];
-  dnnl_dim_t inner_idxs[DNNL_MAX_NDIMS];
-};
-constexpr std::size_t blocked_fields_at = 8;
-
-inline blocked_fields fields_of(const memfmt::desc& d) {
-  blocked_fields f{};
-  f.data_type = static_cast<int>(to_dnnl(d.get_data_type()));
-  f.format_kind = static_cast<int>(dnnl::memory::format_kind::blocked);
-  f.offset0 = d.get_submemory_offset();
-  const memfmt::dims dims = d.get_dims(), padded = d.get_padded_dims(), offsets = d.get_padded_offsets(),
-                     strides = d.get_strides(), blks = d.get_inner_blks(), idxs = d.get_inner_idxs();
-  for (int i = 0; i < d.get_ndims(); ++i) {
-    f.dims[i] = dims[i];
-    f.padded_dims[i] = padded[i];
-    f.padded_offsets[i] = offsets[i];
-    f.strides[i] = strides[i];
-  }
-  f.inner_nblks = d.get_inner_nblks();
-  for (int k = 0; k < f.inner_nblks; ++k) {
-    f.inner_blks[k] = blks[k];
-    f.inner_idxs[k] = idxs[k];
-  }
-  return f;
-}
-
-#if MEMFMT_ONEDNN_V3
-// The extra info (compensation) at the end of oneDNN 3.x's descriptor: the fields
-// memfmt has, then ones for GPU convolutions (as oneDNN 3.13 lays it out).
-struct extra_tail {
-  std::uint64_t flags;
-  int compensation_mask;
-  float scale_adjust;
-  int asymm_compensation_mask;
-  dnnl_dim_t gpu_fields[13];
-};
-#endif
-
-}  // namespace detail
-
-/// oneDNN's descriptor of the same memory: dims, padding, view offsets, strides, inner
-/// blocks and extra info (compensation) copied field by field, so that any layout memfmt
-/// describes (also ones no oneDNN format_tag names) reaches oneDNN unchanged. oneDNN
-/// 3.x has no public way to build a blocked descriptor with given strides, or one with
-/// extra info, but its blob (the descriptor's bytes: dnnl_memory_desc_create_with_blob):
-/// the blob of a oneDNN-made descriptor is overwritten field by field. The test "the
-/// descriptor bridge builds oneDNN's own descriptors" checks that oneDNN reads the
-/// result as the descriptor it builds itself; a compensation read wrongly would show
-/// in the compensated reorders compared.
-inline dnnl::memory::desc to_dnnl(const memfmt::desc& d) {
-  const detail::blocked_fields fields = detail::fields_of(d);
-  const memfmt::extra_info& e = d.get_extra();
-  // oneDNN reads scale_adjust only with its flag, and leaves it 0 otherwise
-  const float scale_adjust = (e.flags & memfmt::extra_flags::scale_adjust) != 0 ? e.scale_adjust : 0.f;
-#if MEMFMT_ONEDNN_V3
-  if (d.get_ndims() == 0) return dnnl::memory::desc();
-  // a plain descriptor of oneDNN's with these dims: ndims and what precedes it are
-  // right already, and so are the bytes memfmt has no field for (zeros today)
-  const dnnl::memory::dims dims(fields.dims, fields.dims + d.get_ndims());
-  std::vector<std::uint8_t> blob =
-      dnnl::memory::desc(dims, to_dnnl(d.get_data_type()), dnnl::memory::dims(dims.size(), 0)).get_blob();
-  if (blob.size() < detail::blocked_fields_at + sizeof fields + sizeof(detail::extra_tail))
-    throw std::logic_error("oneDNN " + version() + ": its descriptor is smaller than the bridge expects");
-  std::memcpy(blob.data() + detail::blocked_fields_at, &fields, sizeof fields);
-  detail::extra_tail extra;
-  std::uint8_t* const extra_at = blob.data() + blob.size() - sizeof extra;
-  std::memcpy(&extra, extra_at, sizeof extra);
-  extra.flags = e.flags;
-  extra.compensation_mask = e.compensation_mask;
-  extra.scale_adjust = scale_adjust;
-  extra.asymm_compensation_mask = e.asymm_compensation_mask;
-  std::memcpy(extra_at, &extra, sizeof extra);
-  return dnnl::memory::desc(blob);
-#else
-  static_assert(offsetof(dnnl_memory_desc_t, dims) == detail::blocked_fields_at &&
-                offsetof(dnnl_memory_desc_t, format_desc) == detail::blocked_fields_at + offsetof(detail::blocked_fields, strides));
-  dnnl_memory_desc_t md{};
-  md.ndims = d.get_ndims();
-  std::memcpy(reinterpret_cast<unsigned char*>(&md) + detail::blocked_fields_at, &fields, sizeof fields);
-  md.extra.flags = e.flags;
-  md.extra.compensation_mask = e.compensation_mask;
-  md.extra.scale_adjust = scale_adjust;
-  md.extra.asymm_compensation_mask = e.asymm_compensation_mask;
-  return dnnl::memory::desc(md);
-#endif
-}
+// the descriptors and data types in oneDNN's terms: the library's bridge
+using memfmt::to_dnnl;
 
 /// The CPU engine and a stream of it, made once. PyPI's oneDNN 3.x runs its CPU engine
 /// on SYCL, whose CPU device is the OpenCL CPU runtime installed beside it; that

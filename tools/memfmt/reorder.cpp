@@ -25,6 +25,9 @@
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/reorder/reorder.hpp"
 #include "reorder_harness.hpp"
+#if MEMFMT_HAVE_ONEDNN
+#include "memfmt/interop/onednn.hpp"
+#endif
 
 namespace memfmt_tool {
 namespace {
@@ -450,8 +453,10 @@ outcome run(const problem& p, int number) {
   std::string dnn_error;
   try {
     memfmt_onednn::cpu_engine();
-    dst_alloc = std::max(dst_alloc, mb::to_dnnl(p.dst).get_size());  // oneDNN 2.6 may count compensation thrice
+    dst_alloc = std::max(dst_alloc, memfmt::to_dnnl(p.dst).get_size());  // oneDNN 2.6 may count compensation thrice
   } catch (const dnnl::error& e) {
+    dnn_error = e.what();
+  } catch (const memfmt::error& e) {  // (a oneDNN whose descriptors the bridge cannot write)
     dnn_error = e.what();
   }
 #endif

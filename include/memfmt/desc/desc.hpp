@@ -40,6 +40,20 @@ constexpr bool is_permutation(const std::vector<int>& perm, int n) {
 
 }  // namespace detail
 
+/// Every field of a blocked descriptor, as oneDNN's `memory_desc_t` keeps them: what a
+/// bridge to another library reads from that library's descriptor (`desc::from_fields`).
+struct desc_fields {
+  dims logical;         ///< the dims
+  data_type dt = data_type::undef;
+  dims padded;          ///< the dims rounded up to the blocks (a view: what is left of its parent's)
+  dims padded_offsets;  ///< where the dims start inside the padded dims
+  dim offset0 = 0;      ///< elements from the data handle to the first element (views)
+  dims strides;         ///< outer strides, in elements
+  dims inner_blks;      ///< inner blocks, outermost first
+  dims inner_idxs;      ///< the dim of each inner block
+  extra_info extra;
+};
+
 /// A memory descriptor: dims, data type and layout of a tensor.
 /// @invariant a blocked descriptor's strides do not overlap, its padded dims are multiples
 ///            of the inner blocks, and its byte size fits in 63 bits.
@@ -134,6 +148,23 @@ class desc {
     return d;
   }
 
+  /// A blocked descriptor with exactly the fields `f` (a bridge's way in: views, padding,
+  /// strides and inner blocks as another library states them).
+  /// @throws error naming the field when `f` breaks an invariant of `desc`: sizes that
+  ///         disagree, bad blocks, dims outside their padding, negative or overlapping
+  ///         strides, a size past 2^63 bytes, extra flags or masks memfmt does not know
+  /// @post `from_fields(fields())` of any blocked descriptor is that descriptor
+  static constexpr desc from_fields(const desc_fields& f);
+
+  /// The fields of a blocked descriptor (`from_fields` makes it again from them).
+  /// @throws error for the zero descriptor and `any`, which have no layout to give
+  constexpr desc_fields fields() const {
+    if (kind_ != format_kind::blocked)
+      detail::fail("desc::fields: needs a blocked descriptor, not ",
+                   kind_ == format_kind::any ? "format_kind::any" : "the zero descriptor");
+    return {dims_, dt_, padded_dims_, padded_offsets_, offset0_, strides_, get_inner_blks(), get_inner_idxs(), extra_};
+  }
+
   // ---- queries (oneDNN v3 names) ----
   constexpr int get_ndims() const noexcept { return dims_.size(); }
   constexpr dims get_dims() const noexcept { return dims_; }
@@ -205,15 +236,22 @@ class desc {
     return v;
   }
 
-  /// The same descriptor with `extra` attached.
-  /// @throws error when a mask names a dim the descriptor does not have
+  /// The same descriptor with `extra` attached. A mask or scale_adjust whose flag is not
+  /// set means nothing (oneDNN reads it only with its flag): it becomes its default, so
+  /// that descriptors oneDNN deems equal are equal here too.
+  /// @throws error when a mask whose flag is set names a dim the descriptor does not have
   constexpr desc with_extra(const extra_info& extra) const {
+    extra_info e = extra;
+    if ((e.flags & extra_flags::compensation_conv_s8s8) == 0) e.compensation_mask = extra_info{}.compensation_mask;
+    if ((e.flags & extra_flags::compensation_conv_asymmetric_src) == 0)
+      e.asymm_compensation_mask = extra_info{}.asymm_compensation_mask;
+    if ((e.flags & extra_flags::scale_adjust) == 0) e.scale_adjust = extra_info{}.scale_adjust;
     const int all = (1 << get_ndims()) - 1;
-    if ((extra.compensation_mask & ~all) != 0 || (extra.asymm_compensation_mask & ~all) != 0)
+    if ((e.compensation_mask & ~all) != 0 || (e.asymm_compensation_mask & ~all) != 0)
       detail::fail("desc: compensation mask names a dim beyond the ", get_ndims(), " dims");
     if (kind_ != format_kind::blocked) detail::fail("desc: extra information needs a blocked descriptor");
     desc r = *this;
-    r.extra_ = extra;
+    r.extra_ = e;
     return r;
   }
 
@@ -496,5 +534,6 @@ class desc {
 
 }  // namespace memfmt
 
+#include "memfmt/desc/fields.hpp"
 #include "memfmt/desc/reshape.hpp"
 #include "memfmt/desc/str.hpp"
