@@ -42,6 +42,14 @@ static_assert(blocked.get_size() == 2 * 32 * 5 * 4 * 2);
 static_assert(blocked.matches("aBcd16b") && !blocked.matches("nchw"));
 static_assert(blocked.offset({1, 16, 0, 0}) == 32 * 5 * 4 + 16 * 5 * 4);
 
+// 7. A blocked layout is a strided tensor of higher rank over its padding: nChw16c is the
+//    5-D dense tensor (N, C/16, H, W, 16c), and with 16 channels it is the same bytes as nhwc.
+static_assert(blocked.unfold().get_dims() == memfmt::dims{2, 2, 5, 4, 16});
+static_assert(blocked.unfold().get_strides() == memfmt::dims{640, 320, 64, 16, 1});
+static_assert(memfmt::fold(blocked.unfold(), blocked) == blocked);
+static_assert(memfmt::same_bytes(memfmt::desc({1, 16, 7, 7}, data_type::f32, memfmt::tags::nChw16c),
+                                 memfmt::desc({1, 16, 7, 7}, data_type::f32, memfmt::tags::nhwc)));
+
 // A kernel states its contract once; a caller with another layout does not compile.
 template <class Layout>
 float first_channel_sum(const float* data, const Layout& layout) {

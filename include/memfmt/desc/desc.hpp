@@ -328,6 +328,14 @@ class desc {
     return r;
   }
 
+  /// The equivalent plain strided descriptor of rank `get_ndims() + get_inner_nblks()`
+  /// over the padded tensor: the outer part of each dim in logical order, then one dim per
+  /// inner block in the tag's order (`nChw16c` {2, 17, 5, 4} -> {2, 2, 5, 4, 16}).
+  /// Rules, example and the inverse `memfmt::fold`: `memfmt/desc/unfold.hpp`.
+  /// @throws error naming the culprit for the zero descriptor, `any`, extra information,
+  ///         a padded dim that is not a multiple of its block, or more than `max_ndims` dims
+  constexpr desc unfold() const;
+
   /// The plain (unblocked, dense) descriptor of the same dims and type, in logical order
   /// `abc...` or in the order of `order_tag` (an unblocked tag, e.g. "acdb" or "nhwc").
   constexpr desc plain(std::string_view order_tag = {}) const {
@@ -537,3 +545,4 @@ class desc {
 #include "memfmt/desc/fields.hpp"
 #include "memfmt/desc/reshape.hpp"
 #include "memfmt/desc/str.hpp"
+#include "memfmt/desc/unfold.hpp"
