@@ -84,6 +84,8 @@ bool is_policy(const std::string& p) {
   static const char* const known[] = {"common",    "per_oc",    "per_ocic",  "per_dim_0", "per_dim_1",
                                       "per_dim_01", "per_dim_2", "per_dim_3", "per_tensor"};
   const std::string l = lower(p);
+  // memfmt also takes per_dim_ with any digits (per_dim_34), as its own batches use
+  if (l.rfind("per_dim_", 0) == 0 && is_uint(std::string_view(l).substr(8))) return true;
   return std::any_of(std::begin(known), std::end(known), [&](const char* k) { return l == k; });
 }
 

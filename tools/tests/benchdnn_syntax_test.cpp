@@ -125,6 +125,8 @@ TEST_CASE("problems memfmt cannot run are skipped with their reason") {
         "zero points with policy per_tensor not supported yet (common only)");
   CHECK(read_text("--attr-post-ops=relu 2x3")[0].skip == "post-op relu not supported by memfmt's reorders (sum only)");
   CHECK(read_text("--attr-rounding-mode=dst:environment --attr-scales=src:per_tensor:f32 2x3")[0].skip.empty());
+  // memfmt's addition: any per_dim_ digits, and a scale after a per-dim policy
+  CHECK(read_text("--attr-scales=src:per_dim_34:4 2x3x4x5x6")[0].scales == "src:per_dim_34:4");
 }
 
 TEST_CASE("options that do not change a reorder are accepted and noted") {
