@@ -162,7 +162,8 @@ void check_oflag(const std::string& spec) {
   if (spec.empty()) return;
   for (const std::string& part : split(spec, '+')) {
     const std::vector<std::string> f = split(part, ':');
-    const std::string flag = lower(f[0]);
+    // (exact spelling: parse_oflag reads the flag as written)
+    const std::string& flag = f[0];
     if (f.size() != 2 || (flag != "s8s8_comp" && flag != "zp_comp") || !is_uint(f[1]))
       throw usage_error("--oflag: '" + part + "' is not FLAG:MASK with FLAG s8s8_comp or zp_comp (e.g. s8s8_comp:1)");
   }
@@ -452,7 +453,7 @@ std::string reader::skip_reason(const std::map<std::string, std::string>& pick, 
     return "cross-engine " + pick.at("cross-engine") + ": memfmt runs on the CPU only";
   for (const char* dt : {"sdt", "ddt"})
     if (!is_memfmt_data_type(pick.at(dt))) return "data type " + pick.at(dt) + " not supported yet";
-  if (pick.at("runtime-dim-mask") != "0")
+  if (std::strtoll(pick.at("runtime-dim-mask").c_str(), nullptr, 10) != 0)
     return "run-time dims (--runtime-dim-mask) not supported yet: memfmt's desc has none";
   const std::string fpmath = lower(pick.at("attr-fpmath"));
   if (!fpmath.empty() && fpmath.rfind("strict", 0) != 0) return "--attr-fpmath=" + fpmath + " not supported";

@@ -130,7 +130,7 @@ void parse_zero_points(const std::string& spec, memfmt::reorder_attr& a) {
     if (!value.empty() && value.back() == '*') value.pop_back();
     const bool negative = !value.empty() && value[0] == '-';
     const long long v = parse_int(negative ? value.substr(1) : value, "--attr-zero-points " + f[0]);
-    if (v > 2147483647LL) throw usage_error("--attr-zero-points: '" + f[2] + "' does not fit in 32 bits");
+    if (v > (negative ? 2147483648LL : 2147483647LL)) throw usage_error("--attr-zero-points: '" + f[2] + "' does not fit in 32 bits");
     (f[0] == "dst" ? a.dst_zero_point : a.src_zero_point) = static_cast<std::int32_t>(negative ? -v : v);
   }
 }
@@ -152,7 +152,7 @@ memfmt::extra_info parse_oflag(const std::string& spec) {
     if (f[0] == "s8s8_comp") {
       e.flags |= memfmt::extra_flags::compensation_conv_s8s8;
       e.compensation_mask = mask;
-    } else {
+    } else {  // zp_comp (the reader allows no other flag)
       e.flags |= memfmt::extra_flags::compensation_conv_asymmetric_src;
       e.asymm_compensation_mask = mask;
     }

@@ -112,6 +112,7 @@ TEST_CASE("problems memfmt cannot run are skipped with their reason") {
   REQUIRE(p.size() == 4);
   CHECK(p[0].skip.empty());
   CHECK(p[1].skip == "run-time dims (--runtime-dim-mask) not supported yet: memfmt's desc has none");
+  CHECK(read_text("--runtime-dim-mask=00 2x3")[0].skip.empty());  // a mask of no dims
   CHECK(p[2].skip == "data type f8_e5m2 not supported yet");
   CHECK(p[3].skip == "data type f8_e5m2 not supported yet");
 
@@ -164,6 +165,8 @@ TEST_CASE("lines benchdnn rejects are errors naming the file and line") {
   CHECK(error_of("--sdt=f32\n--frobnicate=1 2x3").rfind("snippet:2: '--frobnicate=1': unknown option", 0) == 0);
   CHECK(error_of("--sdt=f33 2x3").rfind("snippet:1: '--sdt=f33': --sdt: unknown data type 'f33'", 0) == 0);
   CHECK(error_of("--oflag=comp:1 2x3").find("is not FLAG:MASK") != std::string::npos);
+  // flags as benchdnn spells them only: another spelling is no flag, not some other one
+  CHECK(error_of("--oflag=S8S8_COMP:1 2x3").find("is not FLAG:MASK") != std::string::npos);
   CHECK(error_of("--attr-scales=src:sometimes 2x3").find("unknown policy 'sometimes'") != std::string::npos);
   CHECK(error_of("\n\nnchw").rfind("snippet:3: 'nchw': neither an option", 0) == 0);
   CHECK(error_of("-sdt=f32 2x3").find("options start with '--'") != std::string::npos);
