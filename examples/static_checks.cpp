@@ -50,6 +50,10 @@ static_assert(memfmt::fold(blocked.unfold(), blocked) == blocked);
 static_assert(memfmt::same_bytes(memfmt::desc({1, 16, 7, 7}, data_type::f32, memfmt::tags::nChw16c),
                                  memfmt::desc({1, 16, 7, 7}, data_type::f32, memfmt::tags::nhwc)));
 
+// 8. A static layout feeds the runtime API (a reorder, say) without being spelled twice.
+constexpr memfmt::desc activations_desc = memfmt::to_desc(activations{}, data_type::f32);
+static_assert(activations_desc == memfmt::desc({1, 17, 7, 7}, data_type::f32, memfmt::tags::nChw16c));
+
 // A kernel states its contract once; a caller with another layout does not compile.
 template <class Layout>
 float first_channel_sum(const float* data, const Layout& layout) {

@@ -14,6 +14,7 @@
 #include "memfmt/core/format_kind.hpp"
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/desc/print.hpp"
+#include "memfmt/desc/to_desc.hpp"
 #include "memfmt/layout/blocked.hpp"
 #include "memfmt/layout/static_layout.hpp"
 #include "memfmt/tag/parse.hpp"

@@ -33,6 +33,9 @@ static_assert(vnni{}.size_bytes(data_type::s8) == 1536);
 // (17, 6, 0, 0): strides I 256 (one 4i16o4i block), O 3 * 256 (i has 3 blocks), so
 // O 1 * 768 + I 0; inner i 6 / 4 % 4 = 1 -> 64, o 17 % 16 = 1 -> 4, i 6 % 4 = 2.
 static_assert(vnni{}.offset(17, 6, 0, 0) == 768 + 64 + 4 + 2);
+// to_desc: the runtime descriptor of a static layout, usable in constant expressions.
+static_assert(memfmt::to_desc(act{}, data_type::f32) == memfmt::desc({2, 17, 3, 5}, data_type::f32, "aBcd16b") &&
+              memfmt::to_desc(act{}, data_type::f32).get_size() == 960 * 4);
 
 namespace {
 
@@ -172,4 +175,39 @@ TEST_CASE("make_layout takes integral constants as static extents", "[layout][st
 TEST_CASE("negative dynamic extents are rejected", "[layout][static][errors]") {
   using layout = memfmt::static_layout<memfmt::tags::nchw, 1, memfmt::dynamic_extent, 4, 4>;
   REQUIRE_THROWS_WITH(layout(-3), Catch::Contains("negative"));
+}
+
+namespace {
+/// `to_desc(layout, dt)` against the descriptor built from a tag string (parsed at run
+/// time) and dims written out: same descriptor, strides of the reference layout, and
+/// `get_size()` the layout's own size in bytes.
+template <class Layout>
+void check_desc(const Layout& layout, data_type dt, std::string_view tag, std::string_view abstract, const dims& e) {
+  INFO(tag << " " << Catch::Detail::stringify(e.to_vector()));
+  const memfmt::desc d = memfmt::to_desc(layout, dt);
+  CHECK(d == memfmt::desc(e, dt, tag));
+  CHECK(d == memfmt::desc(e, dt, abstract));
+  CHECK(d.get_dims() == e);
+  CHECK(d.get_data_type() == dt);
+  CHECK(d.get_strides() == reference(abstract, e).strides());
+  CHECK(d.get_size() == layout.size_bytes(dt));
+}
+}  // namespace
+
+TEST_CASE("to_desc gives the descriptor of the layout's tag and extents", "[layout][static][desc]") {
+  using memfmt::dynamic_extent;
+  using namespace memfmt::tags;
+  constexpr dim dyn = dynamic_extent;
+  check_desc(memfmt::static_layout<nchw, 2, 3, 4, 5>{}, data_type::f32, "nchw", "abcd", {2, 3, 4, 5});
+  check_desc(memfmt::static_layout<nhwc, 1, dyn, 7, dyn>(3, 9), data_type::u8, "nhwc", "acdb", {1, 3, 7, 9});
+  check_desc(memfmt::static_layout<nChw16c, 2, 17, 3, 5>{}, data_type::bf16, "nChw16c", "aBcd16b", {2, 17, 3, 5});
+  check_desc(memfmt::static_layout<nChw16c, dyn, 17, dyn, 5>(2, 3), data_type::f32, "nChw16c", "aBcd16b", {2, 17, 3, 5});
+  check_desc(memfmt::static_layout<nChw16c, 1, dyn, 2, 2>(33), data_type::f32, "nChw16c", "aBcd16b", {1, 33, 2, 2});
+  check_desc(memfmt::static_layout<OIhw4i16o4i, 17, 33, 1, 1>{}, data_type::s8, "OIhw4i16o4i", "ABcd4b16a4b", {17, 33, 1, 1});
+  check_desc(memfmt::static_layout<OIhw4i16o4i, 64, dyn, 3, 3>(33), data_type::s8, "OIhw4i16o4i", "ABcd4b16a4b", {64, 33, 3, 3});
+  check_desc(memfmt::static_layout<gOIhw4i16o4i, 2, 20, 9, 3, 3>{}, data_type::s8, "gOIhw4i16o4i", "aBCde4c16b4c", {2, 20, 9, 3, 3});
+  check_desc(memfmt::static_layout<gOIhw4i16o4i, dyn, 20, dyn, 3, 1>(2, 9), data_type::s8, "gOIhw4i16o4i", "aBCde4c16b4c",
+             {2, 20, 9, 3, 1});
+  // make_layout with integral constants and run-time extents.
+  check_desc(memfmt::make_layout(nChw8c, hana::int_c<1>, 12, hana::int_c<4>, 4), data_type::f32, "nChw8c", "aBcd8b", {1, 12, 4, 4});
 }
