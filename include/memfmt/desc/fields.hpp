@@ -115,7 +115,7 @@ constexpr desc desc::from_fields(const desc_fields& f) {
   constexpr std::uint32_t known = extra_flags::compensation_conv_s8s8 | extra_flags::scale_adjust |
                                   extra_flags::compensation_conv_asymmetric_src;
   if ((f.extra.flags & ~known) != 0)
-    detail::fail("desc fields: extra flags 0x", detail::hex_digits(f.extra.flags & ~known), " are unknown");
+    detail::fail("desc fields: extra flags 0x", detail::hex_digits{f.extra.flags & ~known}, " are unknown");
   r.set_plain(f.logical, f.dt);
   r.padded_dims_ = f.padded;
   r.padded_offsets_ = f.padded_offsets;
