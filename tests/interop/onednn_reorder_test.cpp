@@ -111,6 +111,34 @@ TEST_CASE("reorders between dnnl::memory objects: every tag name, from plain f32
   CHECK(compared == static_cast<int>(std::size(all_tags)));
 }
 
+TEST_CASE("views: dnnl::memory objects of submemory descriptors, as dnnl::reorder", "[interop][onednn][reorder]") {
+  // a whole channel block (16 to 31) of a batch of nChw16c: the handle is the parent's
+  // start, the view's offset0 is in its descriptor
+  const desc parent(dims{2, 40, 5, 7}, data_type::f32, "nChw16c");
+  const desc view = parent.submemory_desc({1, 16, 5, 7}, {1, 16, 0, 0});
+  const desc plain(dims{1, 16, 5, 7}, data_type::bf16, "nhwc");
+  dnnl::memory whole = filled(parent, 0);
+  fill_values(whole.get_data_handle(), static_cast<std::size_t>(parent.get_size() / 4));
+  const dnnl::memory part(memfmt::to_dnnl(view), memfmt_onednn::cpu_engine(), whole.get_data_handle());
+  INFO(view.str());
+  check_same_as_onednn(part, plain);
+  // into the view: the rest of the parent stays as it was
+  dnnl::memory user = filled(plain, 0);
+  dnnl::reorder(part, user).execute(memfmt_onednn::cpu_stream(), {{DNNL_ARG_FROM, part}, {DNNL_ARG_TO, user}});
+  memfmt_onednn::cpu_stream().wait();
+  dnnl::memory mine = filled(parent, 0xA5), theirs = filled(parent, 0xA5);
+  const dnnl::memory mine_part(memfmt::to_dnnl(view), memfmt_onednn::cpu_engine(), mine.get_data_handle());
+  const dnnl::memory theirs_part(memfmt::to_dnnl(view), memfmt_onednn::cpu_engine(), theirs.get_data_handle());
+  memfmt::reorder(user, mine_part).execute(user, mine_part);
+  dnnl::reorder(user, theirs_part)
+      .execute(memfmt_onednn::cpu_stream(), {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, theirs_part}});
+  memfmt_onednn::cpu_stream().wait();
+  CHECK(first_difference(mine.get_data_handle(), theirs.get_data_handle(), parent.get_size()) == -1);
+  const auto* bytes = static_cast<const unsigned char*>(mine.get_data_handle());
+  CHECK(bytes[0] == 0xA5);  // batch 0, outside the view
+  CHECK(bytes[parent.get_size() - 1] == 0xA5);  // channels 32 to 39 of batch 1
+}
+
 namespace {
 
 /// memfmt's reorder between a memfmt::memory and a dnnl::memory (either way round),
