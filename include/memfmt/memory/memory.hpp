@@ -2,9 +2,9 @@
 /// @file
 /// `memfmt::memory`: a descriptor plus a data handle, owned or borrowed.
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <concepts>
 #include <cstring>
 #include <new>
 #include <type_traits>
