@@ -87,7 +87,7 @@ memory marked(const memory::desc& md) {
 /// the data, zeros in the padding, and the compensation if the layout asks for it.
 memory pack_with_memfmt(const memory& user, const memory::desc& wanted, const memfmt::reorder_attr& attr) {
   const memory packed = marked(wanted);
-  const memfmt::reorder r(user, packed, attr);  // plans from both memories' layouts
+  const memfmt::reorder r(user, packed, attr);  // plans from memfmt::from_dnnl of both layouts
   r.execute(user, packed);
   return packed;
 }
