@@ -102,12 +102,12 @@ if(MEMFMT_SANITIZE)
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp")
 endif()
 
-# oneDNN (optional): a test oracle and a benchmark peer, never a dependency of
-# the library. Debian's dnnl-config.cmake needs OpenCL (its GPU runtime), so it
+# oneDNN (optional): a test oracle, a benchmark peer and the library of the
+# examples/onednn_*.cpp, never a dependency of the library. Debian's dnnl-config.cmake needs OpenCL (its GPU runtime), so it
 # is only tried when OpenCL is there; otherwise the library and header are
 # looked up directly.
 set(MEMFMT_HAVE_ONEDNN OFF)
-if(MEMFMT_WITH_ONEDNN AND (MEMFMT_BUILD_TESTS OR MEMFMT_BUILD_BENCHMARKS))
+if(MEMFMT_WITH_ONEDNN AND (MEMFMT_BUILD_TESTS OR MEMFMT_BUILD_BENCHMARKS OR MEMFMT_BUILD_EXAMPLES))
   find_package(OpenCL QUIET)
   if(OpenCL_FOUND)
     find_package(dnnl CONFIG QUIET)

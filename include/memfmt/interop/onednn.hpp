@@ -2,7 +2,8 @@
 /// @file
 /// memfmt's descriptors as oneDNN's and back: `memfmt::to_dnnl` and `memfmt::from_dnnl`,
 /// exact in both directions (docs/interop.md: which concept maps onto which, and what
-/// cannot cross). For oneDNN 2.x, whose `dnnl_memory_desc_t` has public fields, and
+/// cannot cross); and `dnnl::memory` as a tensor object that `memfmt::reorder` plans
+/// and executes on (`memory_traits<dnnl::memory>`). For oneDNN 2.x, whose `dnnl_memory_desc_t` has public fields, and
 /// oneDNN 3.x, whose descriptor is opaque (`MEMFMT_ONEDNN_V3`): there the bridge reads
 /// and writes the descriptor's blob, whose layout it knows for oneDNN 3.7 and later. The
 /// library a program runs with is checked once per process (its version, and what it
@@ -28,6 +29,11 @@
 #include "memfmt/core/dims.hpp"
 #include "memfmt/core/error.hpp"
 #include "memfmt/desc/desc.hpp"
+#include "memfmt/memory/memory.hpp"
+
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_SYCL
+#include <oneapi/dnnl/dnnl_sycl.h>  // (C only: whether a memory is a SYCL buffer)
+#endif
 
 /// 1 when compiled against oneDNN 3.x or later (opaque descriptors, getters), else 0.
 #define MEMFMT_ONEDNN_V3 (DNNL_VERSION_MAJOR >= 3)
@@ -471,5 +477,55 @@ inline desc from_dnnl(const dnnl::memory::desc& md) {
   o::check_extra_flags(r.flags);
   return r.kind == dnnl_format_kind_any ? o::any_from(r, dt) : o::blocked_from(r, dt);
 }
+
+namespace detail::onednn {
+
+/// Fails unless memory of an engine of `kind` is host memory, which memfmt's reorders
+/// read and write.
+inline void check_cpu_engine(dnnl::engine::kind kind) {
+  if (kind != dnnl::engine::kind::cpu)
+    fail("dnnl::memory of a ", dnnl_engine_kind2str(static_cast<dnnl_engine_kind_t>(kind)),
+         " engine: memfmt reorders host memory, a oneDNN CPU engine's");
+}
+
+/// Fails unless `m` is a memory object of a CPU engine whose data handle is a host
+/// pointer (with a SYCL runtime: USM, not a SYCL buffer).
+inline void check_host_memory(const dnnl::memory& m) {
+  if (!m) fail("an empty dnnl::memory (no descriptor, no engine, no data)");
+  check_cpu_engine(m.get_engine().get_kind());
+#if DNNL_CPU_RUNTIME == DNNL_RUNTIME_SYCL
+  dnnl_sycl_interop_memory_kind_t kind = dnnl_sycl_interop_usm;
+  dnnl::error::wrap_c_api(dnnl_sycl_interop_memory_get_memory_kind(m.get(), &kind), "could not get the memory kind");
+  if (kind != dnnl_sycl_interop_usm)
+    fail("dnnl::memory of a SYCL buffer: its data handle is no pointer to the data (memfmt reorders USM or host "
+         "memory)");
+#endif
+}
+
+}  // namespace detail::onednn
+
+/// `dnnl::memory` as a tensor object: `memfmt::reorder r(src, dst, attr)` plans from
+/// two memories' descriptors (`from_dnnl`), `r.execute(src, dst)` runs on their data,
+/// either side a `dnnl::memory` or a `memfmt::memory`. No `memfmt::memory` is made of
+/// them, whose borrowing would write zeros into the padding: the source is neither
+/// written nor read there, and the reorder writes the destination's padding itself.
+template <>
+struct memory_traits<dnnl::memory> {
+  /// @throws error for an empty memory, one of a non-CPU engine or a SYCL buffer, and
+  ///         what from_dnnl refuses
+  static desc get_desc(const dnnl::memory& m) {
+    detail::onednn::check_host_memory(m);
+    return from_dnnl(m.get_desc());
+  }
+  /// @throws error as get_desc, and for a memory without data (DNNL_MEMORY_NONE) whose
+  ///         tensor has elements
+  static void* get_data_handle(const dnnl::memory& m) {
+    detail::onednn::check_host_memory(m);
+    void* handle = m.get_data_handle();
+    if (handle == nullptr && !from_dnnl(m.get_desc()).has_zero_dim())
+      detail::fail("dnnl::memory without data (DNNL_MEMORY_NONE) for ", from_dnnl(m.get_desc()).str());
+    return handle;
+  }
+};
 
 }  // namespace memfmt

@@ -2,6 +2,7 @@
 /// @file
 /// `memfmt::memory`: a descriptor plus a data handle, owned or borrowed.
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -159,6 +160,28 @@ class memory {
   desc desc_;
   detail::aligned_buffer owned_;
   void* handle_ = nullptr;
+};
+
+/// How memfmt reads another library's tensor object, so that `reorder` takes it where it
+/// takes a `memory` (`memfmt/interop/onednn.hpp` specializes it for `dnnl::memory`). A
+/// specialization has two static functions: `get_desc(t)`, the tensor's layout as a
+/// `desc`, and `get_data_handle(t)`, the host pointer its data starts at (for a view,
+/// its parent's start); both throw `memfmt::error` for a tensor memfmt cannot use (no
+/// descriptor, no data, another device's memory). Neither may write the tensor.
+template <class T>
+struct memory_traits {};
+
+template <>
+struct memory_traits<memory> {
+  static const desc& get_desc(const memory& m) noexcept { return m.get_desc(); }
+  static void* get_data_handle(const memory& m) noexcept { return m.get_data_handle(); }
+};
+
+/// A tensor object that `memory_traits` describes: `memory`, and those of the bridges.
+template <class T>
+concept memory_like = requires(const T& t) {
+  { memory_traits<T>::get_desc(t) } -> std::convertible_to<desc>;
+  { memory_traits<T>::get_data_handle(t) } -> std::same_as<void*>;
 };
 
 }  // namespace memfmt

@@ -83,8 +83,11 @@ class reorder {
     check_descs();
     plan();
   }
-  reorder(const memory& src, const memory& dst, const reorder_attr& attr = {})
-      : reorder(src.get_desc(), dst.get_desc(), attr) {}
+  /// Plans the reorder between the layouts of two tensor objects: `memory`, or another
+  /// library's through `memory_traits` (`dnnl::memory` with memfmt/interop/onednn.hpp).
+  template <memory_like Src, memory_like Dst>
+  reorder(const Src& src, const Dst& dst, const reorder_attr& attr = {})
+      : reorder(desc_of(src, "source"), desc_of(dst, "destination"), attr) {}
 
   const desc& get_src_desc() const noexcept { return src_; }
   const desc& get_dst_desc() const noexcept { return dst_; }
@@ -143,10 +146,14 @@ class reorder {
     write_compensation(static_cast<unsigned char*>(dst));
   }
 
-  void execute(const memory& src, const memory& dst) const {
-    if (!(src.get_desc() == src_) || !(dst.get_desc() == dst_))
+  /// The same on two tensor objects, whose layouts must be the planned ones. Reads
+  /// nothing but the source's data and writes nothing but the destination's.
+  /// @throws error when a layout is not the planned one, or a tensor has no data
+  template <memory_like Src, memory_like Dst>
+  void execute(const Src& src, const Dst& dst) const {
+    if (!(desc_of(src, "source") == src_) || !(desc_of(dst, "destination") == dst_))
       detail::fail("reorder::execute: the memories' descriptors are not the planned ones");
-    execute(src.get_data_handle(), dst.get_data_handle());
+    execute(handle_of(src, "source"), handle_of(dst, "destination"));
   }
 
   /// The nests the plan runs (for tests, benchmarks and curious users). They point into
@@ -227,6 +234,24 @@ class reorder {
     for (dim it = begin; it < end; ++it) {
       run_ready(pair[0], it * first, (it + 1) * first);
       run_ready(pair[1], it * second, (it + 1) * second);
+    }
+  }
+
+  /// The descriptor and the data of a tensor object, errors said to be the `role`'s.
+  template <memory_like T>
+  static desc desc_of(const T& m, const char* role) {
+    try {
+      return memory_traits<T>::get_desc(m);
+    } catch (const error& e) {
+      detail::fail("reorder: the ", role, ": ", e.what());
+    }
+  }
+  template <memory_like T>
+  static void* handle_of(const T& m, const char* role) {
+    try {
+      return memory_traits<T>::get_data_handle(m);
+    } catch (const error& e) {
+      detail::fail("reorder::execute: the ", role, ": ", e.what());
     }
   }
 
