@@ -28,11 +28,12 @@
 #include "benchdnn_syntax.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "measure.hpp"
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/reorder/reorder.hpp"
-#include "reorder_harness.hpp"
 #if MEMFMT_HAVE_ONEDNN
 #include "memfmt/interop/onednn.hpp"
+#include "onednn_bridge.hpp"
 #endif
 
 namespace memfmt_tool {
@@ -423,7 +424,7 @@ outcome run(const problem& p, int number) {
   const std::size_t src_bytes = p.src.get_size(), dst_bytes = p.dst.get_size();
   std::size_t dst_alloc = dst_bytes;
 #if MEMFMT_HAVE_ONEDNN
-  std::unique_ptr<mb::onednn_reorder> dnn;
+  std::unique_ptr<memfmt_onednn::reorder> dnn;
   std::string dnn_error;
   try {
     memfmt_onednn::cpu_engine();
@@ -442,7 +443,8 @@ outcome run(const problem& p, int number) {
 #if MEMFMT_HAVE_ONEDNN
   if (dnn_error.empty()) {
     try {
-      dnn = std::make_unique<mb::onednn_reorder>(p.src, p.dst, p.attr, src.data(), ref.data());
+      dnn = std::make_unique<memfmt_onednn::reorder>(p.src, p.dst, p.attr);
+      dnn->bind(src.data(), ref.data());
     } catch (const memfmt_onednn::unsupported& e) {
       dnn_error = e.what();
     }
