@@ -30,7 +30,7 @@
 
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/reorder/reorder.hpp"
-#include "reorder_harness.hpp"
+#include "measure.hpp"
 
 #ifndef MEMFMT_SOURCE_DIR
 #define MEMFMT_SOURCE_DIR "."
@@ -396,7 +396,7 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
   c.plan_time.memfmt = mb::time_runs([&] { memfmt::reorder r(src, dst, attr); }, plan_policy);
 #if MEMFMT_HAVE_ONEDNN
   {
-    const dnnl::memory::desc smd = mb::to_dnnl(src), dmd = mb::to_dnnl(dst);
+    const dnnl::memory::desc smd = memfmt::to_dnnl(src), dmd = memfmt::to_dnnl(dst);
     const dnnl::primitive_attr dattr = memfmt_onednn::attributes(src, attr);
     const auto create = [&] {
       dnnl::reorder::primitive_desc pd(eng, smd, eng, dmd, dattr);
@@ -423,7 +423,8 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
     const memfmt::reorder r(src, dst, a);
 #if MEMFMT_HAVE_ONEDNN
     // created after set_threads: a oneDNN primitive takes its thread count when it is created
-    mb::onednn_reorder dnn(src, dst, attr, s.data(), out_onednn.data());
+    memfmt_onednn::reorder dnn(src, dst, attr);
+    dnn.bind(s.data(), out_onednn.data());
     c.onednn_impl = dnn.impl();
 #endif
     entry e;
@@ -444,7 +445,8 @@ case_result run_case(const problem& p, const std::string& size_class, const dims
     // timed into memfmt's destination: the same physical pages for both, so that both
     // meet the same cache set conflicts (in L2, fresh buffers of the same size run a
     // transpose 1.5x faster or slower depending on the pages they get)
-    mb::onednn_reorder timed(src, dst, attr, s.data(), out_memfmt.data());
+    memfmt_onednn::reorder timed(src, dst, attr);
+    timed.bind(s.data(), out_memfmt.data());
     const auto run_onednn = [&] { timed.execute(); };
 #endif
     // Other processes on these cores distort the timings (on 2 cores, one busy core

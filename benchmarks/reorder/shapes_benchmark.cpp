@@ -15,7 +15,7 @@
 #include <hwy/targets.h>
 
 #include "memfmt/memfmt.hpp"
-#include "reorder_harness.hpp"
+#include "measure.hpp"
 
 namespace mb = memfmt_bench;
 using memfmt::data_type;
@@ -105,14 +105,16 @@ int main(int argc, char** argv) {
     std::string impl = "-", equal = "-";
 #if MEMFMT_HAVE_ONEDNN
     mb::buffer e(dst.get_size(), 0x5A);
-    mb::onednn_reorder check(src, dst, attr, s.data(), e.data());
+    memfmt_onednn::reorder check(src, dst, attr);
+    check.bind(s.data(), e.data());
     run_memfmt();
     check.execute();
     const bool same = std::memcmp(d.data(), e.data(), dst.get_size()) == 0;
     all_equal = all_equal && same;
     equal = same ? "yes" : "NO";
     impl = check.impl();
-    mb::onednn_reorder timed(src, dst, attr, s.data(), d.data());  // the same destination pages
+    memfmt_onednn::reorder timed(src, dst, attr);
+    timed.bind(s.data(), d.data());  // the same destination pages
     const auto run_onednn = [&] { timed.execute(); };
     const std::vector<double> t = best_medians(rounds, policy, run_memfmt, run_memcpy, run_onednn);
     onednn = mb::gbps(static_cast<double>(bytes), t[2]);

@@ -1,4 +1,4 @@
-// Fuzzes memfmt::reorder against the scalar reference of tests/reorder/reference.hpp: a
+// Fuzzes memfmt::reorder against the scalar reference of tests/support/reference.hpp: a
 // source and a destination descriptor of the same dims (oneDNN tag names, random abstract
 // tags, strides with gaps, submemory views), every data type pair, attributes (scales,
 // zero points, sum, threads, weights compensation) and the kernel target. Every byte of
@@ -32,7 +32,7 @@
 
 #include <hwy/targets.h>
 
-#include "../reorder/reference.hpp"
+#include "../support/reference.hpp"
 #include "line_buffer.hpp"
 #if MEMFMT_HAVE_ONEDNN
 #include "reorder_fuzz_onednn.hpp"
@@ -260,25 +260,6 @@ void decode_attr(reader& in, problem& p) {
   }
 }
 
-// The compensation memfmt writes after the data, from the reference's quantized weights.
-void expected_compensation(const desc& dst, unsigned char* out) {
-  if (dst.get_compensation_size() == 0) return;
-  const memfmt::extra_info& e = dst.get_extra();
-  const bool s8s8 = (e.flags & memfmt::extra_flags::compensation_conv_s8s8) != 0;
-  const bool zp = (e.flags & memfmt::extra_flags::compensation_conv_asymmetric_src) != 0;
-  std::vector<std::int64_t> a(s8s8 ? dst.masked_volume(e.compensation_mask) : 0);
-  std::vector<std::int64_t> b(zp ? dst.masked_volume(e.asymm_compensation_mask) : 0);
-  for_each_index(dst.get_dims(), [&](const dims& i) {
-    const auto v = static_cast<std::int8_t>(out[dst.offset(i)]);
-    if (s8s8) a[static_cast<std::size_t>(masked_row_major(dst.get_padded_dims(), i, e.compensation_mask))] += v;
-    if (zp) b[static_cast<std::size_t>(masked_row_major(dst.get_padded_dims(), i, e.asymm_compensation_mask))] += v;
-  });
-  std::vector<std::int32_t> values;
-  for (std::int64_t sum : a) values.push_back(static_cast<std::int32_t>(-128 * sum));
-  for (std::int64_t sum : b) values.push_back(static_cast<std::int32_t>(-sum));
-  std::memcpy(out + dst.get_data_size(), values.data(), values.size() * 4);
-}
-
 // Whether `s` is small enough for a fast run; sets s.bytes.
 bool small_enough(side& s) {
   dim padded = 1;
@@ -297,7 +278,6 @@ void check(const problem& p, const memfmt::reorder& r, const unsigned char* s, s
   line_buffer actual(p.dst_at, bytes);
   std::copy_n(expected.begin(), bytes, actual.data());
   reference_reorder(src, dst, p.attr, s, expected.data());
-  expected_compensation(dst, expected.data());
   if (p.custom_parallel_for) {  // pieces one by one, in reverse order
     r.execute(s, actual.data(), [](dim count, const std::function<void(dim, dim)>& body) {
       for (dim k = count - 1; k >= 0; --k) body(k, k + 1);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../reorder/reference.hpp"
+#include "../support/reference.hpp"
 #include "onednn_bridge.hpp"
 
 namespace onednn_oracle {

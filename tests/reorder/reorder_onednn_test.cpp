@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "onednn_bridge.hpp"
-#include "reference.hpp"
+#include "../support/reference.hpp"
 
 using namespace memfmt_test;
 

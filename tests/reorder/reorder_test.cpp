@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "reference.hpp"
+#include "../support/reference.hpp"
 
 using namespace memfmt_test;
 using memfmt::reorder;
@@ -343,6 +343,40 @@ TEST_CASE("weights compensation in any layout", "[reorder][compensation]") {
       reorder(src, dst, attr).execute(s.data(), odd.data() + 1);
       CHECK(std::equal(out.begin(), out.end(), odd.begin() + 1));
     }
+}
+
+// The reference's own compensation, on weights small enough to sum by hand: 2 output
+// channels x 3 input channels, f32 {1, 2, -4} and {100, 50, -3} times 2 into s8 ba
+// (200 saturates to 127), or times 2 * 0.5 with scale_adjust.
+TEST_CASE("the reference writes the compensation of the quantized weights", "[reorder][compensation]") {
+  using namespace memfmt::extra_flags;
+  const float weights[] = {1.f, 2.f, -4.f, 100.f, 50.f, -3.f};
+  const desc src({2, 3}, data_type::f32, "ab");
+  reorder_attr attr;
+  attr.src_scales = {0, {2.f}};
+  struct expectation {
+    std::uint32_t flags;
+    std::vector<std::int8_t> data;        // in ba order: (0,0) (1,0) (0,1) (1,1) (0,2) (1,2)
+    std::vector<std::int32_t> compensation;  // s8s8 per output channel, then zero point
+  };
+  const expectation cases[] = {
+      {compensation_conv_s8s8 | compensation_conv_asymmetric_src, {2, 127, 4, 100, -8, -6}, {256, -28288, 2, -221}},
+      {compensation_conv_s8s8 | compensation_conv_asymmetric_src | scale_adjust, {1, 100, 2, 50, -4, -3},
+       {128, -18816, 1, -147}},
+      {compensation_conv_asymmetric_src, {2, 127, 4, 100, -8, -6}, {2, -221}}};
+  for (const expectation& e : cases) {
+    const desc dst = desc({2, 3}, data_type::s8, "ba").with_extra(weights_extra(e.flags, 1));
+    INFO("flags " << e.flags);
+    REQUIRE(dst.get_compensation_size() == e.compensation.size() * 4);
+    std::vector<unsigned char> out(dst.get_size(), 0xCD);
+    reference_reorder(src, dst, attr, weights, out.data());
+    std::vector<std::int8_t> data(6);
+    std::memcpy(data.data(), out.data(), 6);
+    CHECK(data == e.data);
+    std::vector<std::int32_t> written(e.compensation.size());
+    std::memcpy(written.data(), out.data() + dst.get_data_size(), written.size() * 4);
+    CHECK(written == e.compensation);
+  }
 }
 
 TEST_CASE("s32 zero points with scales whose factor is 1 stay exact beyond 2^24", "[reorder][attr]") {

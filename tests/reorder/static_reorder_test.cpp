@@ -10,7 +10,7 @@
 #include <memfmt/reorder/reorder.hpp>
 #include <memfmt/reorder/static_reorder.hpp>
 
-#include "reference.hpp"
+#include "../support/reference.hpp"
 
 using memfmt::data_type;
 using memfmt::static_layout;

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "reference.hpp"
+#include "../support/reference.hpp"
 
 using namespace memfmt_test;
 using memfmt::reorder;

@@ -1,8 +1,8 @@
 #pragma once
-// What the reorder benchmark and `memfmt reorder` share, so that both measure the
-// same way: buffers, timing, memcpy peers, the plan summary, and (with oneDNN)
-// a oneDNN reorder of the same problem (descriptors through memfmt/interop/onednn.hpp,
-// the reorder through tests/support/onednn_bridge.hpp, which the oracle tests share).
+// How memfmt's own programs measure reorders, so that the reorder benchmarks and the
+// `memfmt reorder` tool measure the same way: threads, buffers, timing, memcpy peers,
+// the plan summary, and oneDNN's version (its reorder is tests/support/onednn_bridge.hpp's,
+// descriptors through memfmt/interop/onednn.hpp).
 
 #include <algorithm>
 #include <chrono>
@@ -261,27 +261,6 @@ inline std::string kernel_target_name() { return hwy::TargetName(memfmt::detail:
 // ------------------------------------------------------------------ oneDNN
 
 #if MEMFMT_HAVE_ONEDNN
-
-using memfmt::to_dnnl;
-
-/// A oneDNN reorder between two of the caller's buffers, on memfmt_onednn::cpu_engine().
-/// Throws memfmt_onednn::unsupported when oneDNN has no such reorder.
-class onednn_reorder {
- public:
-  onednn_reorder(const memfmt::desc& src, const memfmt::desc& dst, const memfmt::reorder_attr& a,
-                 void* src_data, void* dst_data)
-      : reorder_(src, dst, a) {
-    reorder_.bind(src_data, dst_data);
-  }
-
-  void execute() { reorder_.execute(); }
-
-  /// The implementation oneDNN picked ("jit:uni", "simple:any", ...).
-  std::string impl() const { return reorder_.impl(); }
-
- private:
-  memfmt_onednn::reorder reorder_;
-};
 
 /// oneDNN's version, "2.6.3", and what its threads are when they are not OpenMP's
 /// (then set_threads does not reach them, and its one-thread runs use all of them).

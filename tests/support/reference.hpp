@@ -1,6 +1,8 @@
-// A reference reorder for tests: element by element over logical indices, through the
-// scalar definition of each conversion, with zeros in the destination's padding. It
-// shares no code with the plan (no lowering, no nests, no kernels).
+// A reference reorder: element by element over logical indices, through the scalar
+// definition of each conversion, with zeros in the destination's padding and the
+// compensation recomputed from the quantized values. It shares no code with the plan
+// (no lowering, no nests, no kernels). The tests compare memfmt with it, and
+// `memfmt reorder --mode=C` settles with it where memfmt and oneDNN differ.
 #pragma once
 
 #include <cstdint>
@@ -66,7 +68,31 @@ inline memfmt::extra_info weights_extra(std::uint32_t flags, int mask) {
   return extra;
 }
 
-// The reference of `reorder(src, dst, attr).execute(s, d)`.
+// The compensation after the data of `dst` (its extra_info flags), recomputed from the
+// quantized values at `d`: per index of each mask, row-major over the padded masked
+// dims, -128 * sum (s8s8) then -sum (zero point) over the other dims. Nothing for a
+// destination without compensation.
+inline void reference_compensation(const desc& dst, void* d) {
+  if (dst.get_compensation_size() == 0) return;
+  const memfmt::extra_info& e = dst.get_extra();
+  const bool s8s8 = (e.flags & memfmt::extra_flags::compensation_conv_s8s8) != 0;
+  const bool zp = (e.flags & memfmt::extra_flags::compensation_conv_asymmetric_src) != 0;
+  std::vector<std::int64_t> a(s8s8 ? dst.masked_volume(e.compensation_mask) : 0);
+  std::vector<std::int64_t> b(zp ? dst.masked_volume(e.asymm_compensation_mask) : 0);
+  auto* out = static_cast<unsigned char*>(d);
+  for_each_index(dst.get_dims(), [&](const dims& i) {
+    const auto v = static_cast<std::int8_t>(out[dst.offset(i)]);
+    if (s8s8) a[static_cast<std::size_t>(masked_row_major(dst.get_padded_dims(), i, e.compensation_mask))] += v;
+    if (zp) b[static_cast<std::size_t>(masked_row_major(dst.get_padded_dims(), i, e.asymm_compensation_mask))] += v;
+  });
+  std::vector<std::int32_t> values;
+  for (std::int64_t sum : a) values.push_back(static_cast<std::int32_t>(-128 * sum));
+  for (std::int64_t sum : b) values.push_back(static_cast<std::int32_t>(-sum));
+  std::memcpy(out + dst.get_data_size(), values.data(), values.size() * 4);
+}
+
+// The reference of `reorder(src, dst, attr).execute(s, d)`: `d` holds the destination
+// before (a sum reads it); its padding and compensation are written too.
 inline void reference_reorder(const desc& src, const desc& dst, const memfmt::reorder_attr& attr, const void* s, void* d) {
   const std::size_t ssize = memfmt::data_type_size(src.get_data_type());
   const std::size_t dsize = memfmt::data_type_size(dst.get_data_type());
@@ -131,6 +157,7 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
     memfmt::detail::convert_element(e, static_cast<const unsigned char*>(s) + src.offset(i) * ssize,
                                     out + dst.offset(i) * dsize, e.scales);
   });
+  reference_compensation(dst, d);
 }
 
 // Random bytes that are valid and interesting values of `dt` (NaN, Inf, negative zero,
