@@ -44,6 +44,14 @@ template <>
 struct storage<data_type::u8> {
   using type = std::uint8_t;
 };
+template <>
+struct storage<data_type::f8_e5m2> {
+  using type = std::uint8_t;
+};
+template <>
+struct storage<data_type::f8_e4m3> {
+  using type = std::uint8_t;
+};
 template <data_type DT>
 using storage_t = typename storage<DT>::type;
 
@@ -209,16 +217,20 @@ float to_f32(storage_t<DT> v) noexcept {
   if constexpr (DT == data_type::f32) return v;
   else if constexpr (DT == data_type::bf16) return bf16_bits_to_f32(v);
   else if constexpr (DT == data_type::f16) return f16_bits_to_f32(v);
+  else if constexpr (DT == data_type::f8_e5m2) return f8_bits_to_f32<f8_format::e5m2>(v);
+  else if constexpr (DT == data_type::f8_e4m3) return f8_bits_to_f32<f8_format::e4m3>(v);
   else return static_cast<float>(v);
 }
 
-/// One f32 stored as `DT`: f32 as is; f16/bf16 round to nearest even (NaN stays
+/// One f32 stored as `DT`: f32 as is; f16/bf16/f8 round to nearest even (NaN stays
 /// quiet NaN); integers round to nearest even and saturate, NaN -> 0.
 template <data_type DT>
 storage_t<DT> from_f32(float f) noexcept {
   if constexpr (DT == data_type::f32) return f;
   else if constexpr (DT == data_type::bf16) return f32_to_bf16_bits(f);
   else if constexpr (DT == data_type::f16) return f32_to_f16_bits(f);
+  else if constexpr (DT == data_type::f8_e5m2) return f32_to_f8_bits<f8_format::e5m2>(f);
+  else if constexpr (DT == data_type::f8_e4m3) return f32_to_f8_bits<f8_format::e4m3>(f);
   else if constexpr (DT == data_type::s32) return saturate_round<std::int32_t>(f, s32_lower_bound, s32_upper_bound);
   else if constexpr (DT == data_type::s8) return saturate_round<std::int8_t>(f, -128.f, 127.f);
   else return saturate_round<std::uint8_t>(f, 0.f, 255.f);
@@ -233,6 +245,8 @@ decltype(auto) visit_data_type(data_type dt, F&& f) {
     case data_type::f16: return f.template operator()<data_type::f16>();
     case data_type::s32: return f.template operator()<data_type::s32>();
     case data_type::s8: return f.template operator()<data_type::s8>();
+    case data_type::f8_e5m2: return f.template operator()<data_type::f8_e5m2>();
+    case data_type::f8_e4m3: return f.template operator()<data_type::f8_e4m3>();
     case data_type::u8: break;
     case data_type::undef: break;
   }
@@ -276,7 +290,7 @@ inline float convert_value(const conversion& c, float x, const float* scale, flo
 /// for floating-point destinations, then `from_f32`.
 template <data_type DT>
 storage_t<DT> store_converted(float f) noexcept {
-  if constexpr (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16) {
+  if constexpr (is_floating_point(DT)) {
     if (std::isnan(f)) f = std::bit_cast<float>(canonical_nan_bits);
   }
   return from_f32<DT>(f);
