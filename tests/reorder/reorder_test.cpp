@@ -129,7 +129,7 @@ const char* const tags4[] = {"nchw", "nhwc", "chwn", "nChw4c", "nChw8c", "nChw16
                              "OIhw16i16o", "OIhw4i16o4i", "OIhw8i8o", "IOhw16o16i", "OIhw2i8o4i", "Acdb32a", "ABcd8b16a2b",
                              "aBCd2b4c2b", "Abcd3a", "aBcd5b", "cdba", "bacd"};
 
-const data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16, data_type::s32, data_type::s8, data_type::u8};
+const auto& all_types = memfmt::all_data_types;
 
 }  // namespace
 
@@ -162,7 +162,7 @@ TEST_CASE("larger random shapes and tag pairs", "[reorder]") {
   for (int t = 0; t < 60; ++t) {
     const char* a = tags4[rng() % std::size(tags4)];
     const char* b = tags4[rng() % std::size(tags4)];
-    const data_type from = all_types[rng() % 6], to = all_types[rng() % 6];
+    const data_type from = all_types[rng() % std::size(all_types)], to = all_types[rng() % std::size(all_types)];
     const dims shape{static_cast<dim>(rng() % 5 + 1), static_cast<dim>(rng() % 100 + 1), static_cast<dim>(rng() % 9 + 1),
                      static_cast<dim>(rng() % 17 + 1)};
     INFO(a << " -> " << b << " " << memfmt::to_string(from) << " -> " << memfmt::to_string(to));
@@ -1087,6 +1087,11 @@ TEST_CASE("bad input is rejected at plan time with a clear error", "[reorder][er
   const desc weights = desc({4, 8}, data_type::s8, "ab").with_extra(weights_extra(memfmt::extra_flags::compensation_conv_s8s8, 1));
   REQUIRE_THROWS_WITH(reorder(desc({2, 8}, data_type::f32, "ab"), weights.submemory_desc({2, 8}, {2, 0})),
                       Catch::Contains("view at offset 16"));
+  // compensation sums 8-bit integer weights
+  for (const data_type dt : {data_type::f32, data_type::s32, data_type::f8_e4m3})
+    REQUIRE_THROWS_WITH(reorder(desc({4, 8}, data_type::f32, "ab"),
+                                desc({4, 8}, dt, "ab").with_extra(weights_extra(memfmt::extra_flags::compensation_conv_s8s8, 1))),
+                        Catch::Contains("sums s8 or u8 weights, but holds " + std::string(memfmt::to_string(dt))));
   const reorder r(a, a);
   float buffer[120] = {};
   REQUIRE_THROWS_WITH(r.execute(nullptr, buffer), Catch::Contains("null source"));

@@ -81,13 +81,14 @@ inline std::string dims_text(const memfmt::dims& d, char sep = 'x') {
   return s;
 }
 
-/// "f32", "bf16", "f16", "s32", "s8", "u8".
+/// A data type by its name ("f32", "bf16", "f8_e4m3", ...).
 inline memfmt::data_type parse_data_type(std::string_view text, std::string_view what = "data type") {
-  using memfmt::data_type;
-  for (data_type dt : {data_type::f32, data_type::bf16, data_type::f16, data_type::s32, data_type::s8, data_type::u8})
+  std::string known;
+  for (const memfmt::data_type dt : memfmt::all_data_types) {
     if (memfmt::to_string(dt) == text) return dt;
-  throw usage_error(std::string(what) + ": unknown data type '" + std::string(text) +
-                    "' (known: f32, bf16, f16, s32, s8, u8)");
+    known += (known.empty() ? "" : ", ") + std::string(memfmt::to_string(dt));
+  }
+  throw usage_error(std::string(what) + ": unknown data type '" + std::string(text) + "' (known: " + known + ")");
 }
 
 }  // namespace memfmt_tool

@@ -7,8 +7,14 @@
 
 namespace memfmt {
 
-/// The element type of a tensor (oneDNN's `memory::data_type`, the subset memfmt converts).
-enum class data_type { undef, f16, bf16, f32, s32, s8, u8 };
+/// The element type of a tensor (oneDNN's `memory::data_type`, the subset memfmt
+/// converts). f8_e5m2 and f8_e4m3 are the OCP 8-bit floating-point formats (OFP8).
+enum class data_type { undef, f16, bf16, f32, s32, s8, u8, f8_e5m2, f8_e4m3 };
+
+/// Every data type but `undef`.
+inline constexpr data_type all_data_types[] = {data_type::f32, data_type::bf16,    data_type::f16,
+                                               data_type::s32, data_type::s8,      data_type::u8,
+                                               data_type::f8_e5m2, data_type::f8_e4m3};
 
 /// Bytes per element; 0 for `undef`.
 constexpr std::size_t data_type_size(data_type dt) noexcept {
@@ -18,7 +24,9 @@ constexpr std::size_t data_type_size(data_type dt) noexcept {
     case data_type::f32:
     case data_type::s32: return 4;
     case data_type::s8:
-    case data_type::u8: return 1;
+    case data_type::u8:
+    case data_type::f8_e5m2:
+    case data_type::f8_e4m3: return 1;
     case data_type::undef: break;
   }
   return 0;
@@ -33,6 +41,8 @@ constexpr std::string_view to_string(data_type dt) noexcept {
     case data_type::s32: return "s32";
     case data_type::s8: return "s8";
     case data_type::u8: return "u8";
+    case data_type::f8_e5m2: return "f8_e5m2";
+    case data_type::f8_e4m3: return "f8_e4m3";
     case data_type::undef: break;
   }
   return "undef";
@@ -41,6 +51,11 @@ constexpr std::string_view to_string(data_type dt) noexcept {
 /// True for the integer types, whose conversions saturate and round.
 constexpr bool is_integral(data_type dt) noexcept {
   return dt == data_type::s32 || dt == data_type::s8 || dt == data_type::u8;
+}
+
+/// True for the floating-point types, which hold NaN.
+constexpr bool is_floating_point(data_type dt) noexcept {
+  return dt != data_type::undef && !is_integral(dt);
 }
 
 }  // namespace memfmt

@@ -43,7 +43,9 @@ namespace memfmt {
 static_assert(DNNL_MAX_NDIMS == max_ndims, "memfmt and oneDNN must agree on the most dims a tensor has");
 
 /// oneDNN's data type of `dt` (`undef` for `undef`).
-inline dnnl::memory::data_type to_dnnl(data_type dt) noexcept {
+/// @throws error naming the type when the oneDNN compiled against lacks it (the f8
+///         types before oneDNN 3)
+inline dnnl::memory::data_type to_dnnl(data_type dt) {
   using dnnl_dt = dnnl::memory::data_type;
   switch (dt) {
     case data_type::f16: return dnnl_dt::f16;
@@ -52,16 +54,29 @@ inline dnnl::memory::data_type to_dnnl(data_type dt) noexcept {
     case data_type::s32: return dnnl_dt::s32;
     case data_type::s8: return dnnl_dt::s8;
     case data_type::u8: return dnnl_dt::u8;
+#if DNNL_VERSION_MAJOR >= 3
+    case data_type::f8_e5m2: return dnnl_dt::f8_e5m2;
+    case data_type::f8_e4m3: return dnnl_dt::f8_e4m3;
+#else
+    case data_type::f8_e5m2:
+    case data_type::f8_e4m3:
+      detail::fail("to_dnnl: oneDNN ", DNNL_VERSION_MAJOR, ".", DNNL_VERSION_MINOR, " has no data type ", to_string(dt));
+#endif
     case data_type::undef: break;
   }
   return dnnl_dt::undef;
 }
 
 /// memfmt's data type of `dt`.
-/// @throws error naming the type when memfmt has no such type (f64, s4, f8_e5m2, ...)
+/// @throws error naming the type when memfmt has no such type (f64, s4, ...)
 inline data_type from_dnnl(dnnl::memory::data_type dt) {
   for (const data_type ours : {data_type::undef, data_type::f16, data_type::bf16, data_type::f32, data_type::s32,
-                               data_type::s8, data_type::u8})
+                               data_type::s8, data_type::u8
+#if DNNL_VERSION_MAJOR >= 3
+                               ,
+                               data_type::f8_e5m2, data_type::f8_e4m3
+#endif
+       })
     if (to_dnnl(ours) == dt) return ours;
   detail::fail("from_dnnl: oneDNN's data type ", dnnl_dt2str(static_cast<dnnl_data_type_t>(dt)),
                " has no memfmt counterpart");

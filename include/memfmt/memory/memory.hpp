@@ -149,7 +149,9 @@ class memory {
       case data_type::f32: return std::is_same_v<T, float>;
       case data_type::s32: return std::is_same_v<T, std::int32_t>;
       case data_type::s8: return std::is_same_v<T, std::int8_t>;
-      case data_type::u8: return std::is_same_v<T, std::uint8_t>;
+      case data_type::u8:
+      case data_type::f8_e5m2:
+      case data_type::f8_e4m3: return std::is_same_v<T, std::uint8_t>;
       case data_type::f16:
       case data_type::bf16: return std::is_same_v<T, std::uint16_t>;
       case data_type::undef: break;

@@ -272,9 +272,15 @@ class reorder {
     for (int d = 0; d < dst_.get_ndims(); ++d)
       if (dst_.get_strides()[d] == 0 && dst_.get_padded_dims()[d] > 1)
         detail::fail("reorder: destination dim ", d, " has stride 0: its elements would overlap");
+    const bool compensated = (dst_.get_extra().flags & (extra_flags::compensation_conv_s8s8 |
+                                                        extra_flags::compensation_conv_asymmetric_src)) != 0;
+    // the compensation sums the quantized weights: 8-bit integers
+    const data_type ddt = dst_.get_data_type();
+    if (compensated && ddt != data_type::s8 && ddt != data_type::u8)
+      detail::fail("reorder: the destination asks for compensation, which sums s8 or u8 weights, but holds ",
+                   to_string(ddt));
     // the compensation follows the data of a whole buffer; a view has no end to put it at
-    if (dst_.get_submemory_offset() != 0 && (dst_.get_extra().flags & (extra_flags::compensation_conv_s8s8 |
-                                                                       extra_flags::compensation_conv_asymmetric_src)) != 0)
+    if (dst_.get_submemory_offset() != 0 && compensated)
       detail::fail("reorder: the destination asks for compensation but is a view at offset ", dst_.get_submemory_offset(),
                    " (compensation follows the data of a whole tensor)");
     check_scales(attr_.src_scales, "source");

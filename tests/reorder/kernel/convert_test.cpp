@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -282,6 +283,54 @@ TEST_CASE("every target converts all 65536 f16 and bf16 patterns like the refere
       c.dst_zero_point = 7;
       CHECK(compare_all_targets(c, all.data(), 0x10000) == 0);
     }
+  }
+}
+
+TEST_CASE("every target converts all 256 f8 patterns like the reference", "[convert][kernel][f8]") {
+  std::vector<std::uint8_t> all(256);
+  for (std::uint32_t b = 0; b < 256; ++b) all[b] = static_cast<std::uint8_t>(b);
+  for (const data_type s : {data_type::f8_e5m2, data_type::f8_e4m3}) {
+    for (const data_type d : all_types) {
+      conversion c;
+      c.src = s;
+      c.dst = d;
+      if (s == d) c.alpha = 0.75f;  // else a plain copy
+      CHECK(compare_all_targets(c, all.data(), 256) == 0);
+      c.alpha = -3.f;
+      c.dst_zero_point = 7;
+      CHECK(compare_all_targets(c, all.data(), 256) == 0);
+    }
+  }
+}
+
+TEST_CASE("every target converts f32 at every f8 rounding point like the reference", "[convert][kernel][f8]") {
+  // each f8 value, the midpoints between neighbours and past the largest, and the f32
+  // values next to each, both signs, with the ones far below and above the range
+  std::vector<float> points{0.f, 0x1p-30f, 1e-40f, 1e30f, std::numeric_limits<float>::infinity()};
+  for (const data_type f8 : {data_type::f8_e5m2, data_type::f8_e4m3}) {
+    std::vector<float> values;
+    for (std::uint32_t b = 0; b < 0x80; ++b) {
+      const float v = memfmt::detail::load_as_f32(f8, &b);
+      if (!std::isnan(v) && !std::isinf(v)) values.push_back(v);
+    }
+    std::sort(values.begin(), values.end());
+    const float step = values.back() - values[values.size() - 2];
+    values.push_back(values.back() + step);
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      const float mid = k + 1 < values.size() ? (values[k] + values[k + 1]) / 2 : values[k];
+      for (const float p : {values[k], mid})
+        for (const float q : {p, std::nextafter(p, 1e38f), std::nextafter(p, 0.f)}) points.push_back(q);
+    }
+  }
+  const std::size_t positive = points.size();
+  for (std::size_t k = 0; k < positive; ++k) points.push_back(-points[k]);
+  for (const data_type d : {data_type::f8_e5m2, data_type::f8_e4m3}) {
+    conversion c;
+    c.src = data_type::f32;
+    c.dst = d;
+    CHECK(compare_all_targets(c, points.data(), static_cast<dim>(points.size())) == 0);
+    c.alpha = 0.5f;  // through the multiplying path
+    CHECK(compare_all_targets(c, points.data(), static_cast<dim>(points.size())) == 0);
   }
 }
 

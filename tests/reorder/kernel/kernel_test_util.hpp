@@ -28,12 +28,10 @@ using memfmt::detail::kernel_kind;
 using memfmt::detail::loop;
 using memfmt::detail::nest;
 
-inline constexpr data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16,
-                                          data_type::s32, data_type::s8,   data_type::u8};
+inline constexpr data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16,     data_type::s32,
+                                          data_type::s8,  data_type::u8,   data_type::f8_e5m2, data_type::f8_e4m3};
 
-inline bool is_float(data_type dt) {
-  return dt == data_type::f32 || dt == data_type::bf16 || dt == data_type::f16;
-}
+inline bool is_float(data_type dt) { return memfmt::is_floating_point(dt); }
 
 /// A nest with its buffers: what a kernel reads and the dst it starts from.
 struct test_case {
@@ -124,7 +122,7 @@ inline void run_in_chunks(const nest& n, const void* src, void* dst, std::mt1993
 inline void fill_random(std::vector<std::byte>& buf, data_type dt, std::mt19937_64& rng) {
   for (auto& b : buf) b = static_cast<std::byte>(rng());
   const std::size_t size = memfmt::data_type_size(dt);
-  if (!is_float(dt)) return;
+  if (!is_float(dt) || size == 1) return;  // (random bytes are every value of the 1-byte types)
   const std::size_t count = buf.size() / size;
   static const float specials[] = {0.f,        -0.f,       0.5f,      1.5f,       2.5f,      -0.5f,     -2.5f,
                                    127.5f,     128.f,      -128.5f,   255.5f,     256.f,     -1.f,      65504.f,

@@ -330,15 +330,24 @@ inline bool one_pass(convert_rows_fn convert, const float* scales, dim scale_str
   return convert != nullptr && (scales == nullptr || scale_stride == 0);
 }
 
+/// Whether convert_rows<S, D> exists: not for the f8 types, whose conversions, rarer,
+/// take the two stages rather than 28 more one-pass functions per target.
+template <data_type S, data_type D>
+inline constexpr bool one_pass_pair = S != data_type::f8_e5m2 && S != data_type::f8_e4m3 &&
+                                      D != data_type::f8_e5m2 && D != data_type::f8_e4m3;
+
 /// convert_rows for run-time source and destination types; null where the target has
-/// none (has_convert_rows).
+/// none (has_convert_rows) or the pair has none (one_pass_pair).
 inline convert_rows_fn pick_convert_rows(data_type s, data_type d) {
 #if HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR  // (as has_convert_rows says)
   (void)s, (void)d;
   return nullptr;
 #else
   return visit_data_type(s, [d]<data_type S>() {
-    return visit_data_type(d, []<data_type D>() -> convert_rows_fn { return &convert_rows<S, D>; });
+    return visit_data_type(d, []<data_type D>() -> convert_rows_fn {
+      if constexpr (one_pass_pair<S, D>) return &convert_rows<S, D>;
+      return nullptr;
+    });
   });
 #endif
 }

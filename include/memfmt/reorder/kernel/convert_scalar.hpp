@@ -44,6 +44,14 @@ template <>
 struct storage<data_type::u8> {
   using type = std::uint8_t;
 };
+template <>
+struct storage<data_type::f8_e5m2> {
+  using type = std::uint8_t;
+};
+template <>
+struct storage<data_type::f8_e4m3> {
+  using type = std::uint8_t;
+};
 template <data_type DT>
 using storage_t = typename storage<DT>::type;
 
@@ -107,6 +115,72 @@ constexpr std::uint16_t f32_to_bf16_bits(float f) noexcept {
   return static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
+// ---------------------------------------------------------------- f8 (OCP)
+
+/// The two 8-bit floating-point formats of the OCP 8-bit floating point specification
+/// (OFP8): E5M2, laid out as the top byte of an f16 (infinities, NaNs), and E4M3, with
+/// no infinities and one NaN pattern per sign (S.1111.111), whose largest value is 448.
+enum class f8_format { e5m2, e4m3 };
+
+/// Exponent and mantissa bits of format `F`.
+template <f8_format F>
+inline constexpr int f8_mantissa_bits = F == f8_format::e5m2 ? 2 : 3;
+template <f8_format F>
+inline constexpr int f8_bias = F == f8_format::e5m2 ? 15 : 7;
+
+/// Exact f8 -> f32 (every f8 value is representable). E5M2 NaN keeps sign and payload,
+/// as f16 -> f32 does; E4M3 NaN becomes a quiet NaN of the same sign.
+template <f8_format F>
+constexpr float f8_bits_to_f32(std::uint8_t b) noexcept {
+  if constexpr (F == f8_format::e5m2) {
+    return f16_bits_to_f32(static_cast<std::uint16_t>(b << 8));
+  } else {
+    const std::uint32_t sign = std::uint32_t(b & 0x80u) << 24;
+    const std::uint32_t exp = (b >> 3) & 0xFu, mant = b & 0x7u;
+    if (exp == 0xF && mant == 0x7) return std::bit_cast<float>(sign | 0x7FC00000u);
+    if (exp == 0) {  // zero or subnormal: mant * 2^-9
+      const float magnitude = static_cast<float>(mant) * 0x1p-9f;
+      return sign ? -magnitude : magnitude;
+    }
+    return std::bit_cast<float>(sign | ((exp + 127 - 7) << 23) | (mant << 20));
+  }
+}
+
+/// f32 -> f8, rounded once to nearest even (not through f16, which rounds twice).
+/// Beyond the largest finite value, after rounding, E5M2 gives Inf and E4M3 NaN (the
+/// specification's conversion without saturation, as for f16 and bf16: an overflow
+/// stays visible). Inf gives Inf (E5M2) or NaN (E4M3); NaN gives the quiet NaN
+/// (E5M2 S.11111.10, E4M3 S.1111.111) of the same sign; -0 stays -0; subnormals are kept.
+template <f8_format F>
+constexpr std::uint8_t f32_to_f8_bits(float f) noexcept {
+  constexpr int M = f8_mantissa_bits<F>, bias = f8_bias<F>, emin = 1 - bias;
+  constexpr std::uint32_t nan = F == f8_format::e5m2 ? 0x7Eu : 0x7Fu;
+  // the first pattern past the largest finite value: Inf, or E4M3's NaN
+  constexpr std::uint32_t overflow = F == f8_format::e5m2 ? 0x7Cu : 0x7Fu;
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint8_t>((u >> 24) & 0x80u);
+  const std::uint32_t a = u & 0x7FFFFFFFu;
+  if (a > 0x7F800000u) return static_cast<std::uint8_t>(sign | nan);
+  if (a == 0x7F800000u) return static_cast<std::uint8_t>(sign | overflow);
+  const int exp = static_cast<int>(a >> 23);
+  if (exp == 0) return sign;  // f32 subnormals are far below half the smallest f8
+  // |f| = mant * 2^(exp - 150) with a 24-bit integer mant.
+  const std::uint32_t mant = (a & 0x7FFFFFu) | 0x800000u;
+  const int e = exp - 127;                           // unbiased exponent
+  const int quantum = (e < emin ? emin : e) - M;     // log2 of the f8 spacing at |f|
+  const int shift = quantum - (exp - 150);           // bits of mant below the spacing, >= 20
+  if (shift >= 25) return sign;                      // below half the smallest subnormal
+  std::uint32_t r = mant >> shift;
+  const std::uint32_t rest = mant & ((1u << shift) - 1);
+  const std::uint32_t half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (r & 1u))) ++r;
+  // As for f16: subnormal bits count quanta (a carry into the smallest normal comes by
+  // itself); a normal r carrying into 2^(M+1) bumps the exponent.
+  const std::uint32_t bits = e <= emin ? r : (std::uint32_t(e + bias) << M) + (r - (1u << M));
+  if (bits >= overflow) return static_cast<std::uint8_t>(sign | overflow);
+  return static_cast<std::uint8_t>(sign | bits);
+}
+
 // ---------------------------------------------------------------- arithmetic
 
 /// Returns `x` through an optimisation barrier, so the compiler cannot fuse the
@@ -143,16 +217,20 @@ float to_f32(storage_t<DT> v) noexcept {
   if constexpr (DT == data_type::f32) return v;
   else if constexpr (DT == data_type::bf16) return bf16_bits_to_f32(v);
   else if constexpr (DT == data_type::f16) return f16_bits_to_f32(v);
+  else if constexpr (DT == data_type::f8_e5m2) return f8_bits_to_f32<f8_format::e5m2>(v);
+  else if constexpr (DT == data_type::f8_e4m3) return f8_bits_to_f32<f8_format::e4m3>(v);
   else return static_cast<float>(v);
 }
 
-/// One f32 stored as `DT`: f32 as is; f16/bf16 round to nearest even (NaN stays
+/// One f32 stored as `DT`: f32 as is; f16/bf16/f8 round to nearest even (NaN stays
 /// quiet NaN); integers round to nearest even and saturate, NaN -> 0.
 template <data_type DT>
 storage_t<DT> from_f32(float f) noexcept {
   if constexpr (DT == data_type::f32) return f;
   else if constexpr (DT == data_type::bf16) return f32_to_bf16_bits(f);
   else if constexpr (DT == data_type::f16) return f32_to_f16_bits(f);
+  else if constexpr (DT == data_type::f8_e5m2) return f32_to_f8_bits<f8_format::e5m2>(f);
+  else if constexpr (DT == data_type::f8_e4m3) return f32_to_f8_bits<f8_format::e4m3>(f);
   else if constexpr (DT == data_type::s32) return saturate_round<std::int32_t>(f, s32_lower_bound, s32_upper_bound);
   else if constexpr (DT == data_type::s8) return saturate_round<std::int8_t>(f, -128.f, 127.f);
   else return saturate_round<std::uint8_t>(f, 0.f, 255.f);
@@ -167,6 +245,8 @@ decltype(auto) visit_data_type(data_type dt, F&& f) {
     case data_type::f16: return f.template operator()<data_type::f16>();
     case data_type::s32: return f.template operator()<data_type::s32>();
     case data_type::s8: return f.template operator()<data_type::s8>();
+    case data_type::f8_e5m2: return f.template operator()<data_type::f8_e5m2>();
+    case data_type::f8_e4m3: return f.template operator()<data_type::f8_e4m3>();
     case data_type::u8: break;
     case data_type::undef: break;
   }
@@ -210,7 +290,7 @@ inline float convert_value(const conversion& c, float x, const float* scale, flo
 /// for floating-point destinations, then `from_f32`.
 template <data_type DT>
 storage_t<DT> store_converted(float f) noexcept {
-  if constexpr (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16) {
+  if constexpr (is_floating_point(DT)) {
     if (std::isnan(f)) f = std::bit_cast<float>(canonical_nan_bits);
   }
   return from_f32<DT>(f);

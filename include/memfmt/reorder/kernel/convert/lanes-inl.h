@@ -153,6 +153,61 @@ HWY_INLINE VU f32_to_f16_bits_v(VF v) {
   return hn::Or(bits, sign);
 }
 
+/// The OFP8 format of an f8 data type.
+template <data_type DT>
+inline constexpr f8_format f8_format_of = DT == data_type::f8_e5m2 ? f8_format::e5m2 : f8_format::e4m3;
+
+/// f8 bits (one per u32 lane) -> f32, exact, as f8_bits_to_f32.
+template <f8_format F>
+HWY_INLINE VF f8_bits_to_f32_v(VU b) {
+  const DF df;
+  const DU du;
+  if constexpr (F == f8_format::e5m2) {
+    return f16_bits_to_f32_v(hn::ShiftLeft<8>(b));  // E5M2 is the top byte of an f16
+  } else {
+    // the exponent and mantissa fields where f32 has them, then rebiased by a
+    // multiplication by 2^(127 - 7), which also scales the subnormals exactly
+    const VU mag = hn::And(b, hn::Set(du, 0x7Fu));
+    const VF value = hn::Mul(hn::BitCast(df, hn::ShiftLeft<20>(mag)), hn::Set(df, 0x1p120f));
+    const VU bits = hn::IfThenElse(hn::Eq(mag, hn::Set(du, 0x7Fu)), hn::Set(du, 0x7FC00000u), hn::BitCast(du, value));
+    return hn::BitCast(df, hn::Or(bits, hn::ShiftLeft<24>(hn::And(b, hn::Set(du, 0x80u)))));
+  }
+}
+
+/// f32 -> f8 bits (one per u32 lane) as f32_to_f8_bits: rounded once to nearest even,
+/// past the largest value Inf (E5M2) or NaN (E4M3), NaN the quiet NaN with the sign.
+template <f8_format F>
+HWY_INLINE VU f32_to_f8_bits_v(VF v) {
+  constexpr bool e5m2 = F == f8_format::e5m2;
+  constexpr int drop = 23 - f8_mantissa_bits<F>;  // f32 mantissa bits below an f8 mantissa
+  const DF df;
+  const DU du;
+  const DI di;
+  const VU u = hn::BitCast(du, v);
+  const VU sign = hn::And(hn::ShiftRight<24>(u), hn::Set(du, 0x80u));
+  const VU mag = hn::And(u, hn::Set(du, 0x7FFFFFFFu));
+  const VI mag_i = hn::BitCast(di, mag);
+  // Normal range: rebias the exponent, round the dropped bits to nearest even.
+  const VU lsb = hn::And(hn::ShiftRight<drop>(mag), hn::Set(du, 1u));
+  const VU rebiased = hn::Sub(mag, hn::Set(du, std::uint32_t(127 - f8_bias<F>) << 23));
+  const VU normal = hn::ShiftRight<drop>(hn::Add(rebiased, hn::Add(hn::Set(du, (1u << (drop - 1)) - 1), lsb)));
+  // Subnormal range: added to 2^(23 - 16) (E5M2) or 2^(23 - 9) (E4M3), whose spacing is
+  // the smallest subnormal, |v| leaves its count of them, rounded by the FPU, in the
+  // low mantissa bits.
+  constexpr float magic = e5m2 ? 128.f : 16384.f;
+  constexpr std::uint32_t magic_bits = e5m2 ? 0x43000000u : 0x46800000u;
+  const VU subnormal = hn::Sub(hn::BitCast(du, hn::Add(hn::BitCast(df, mag), hn::Set(df, magic))), hn::Set(du, magic_bits));
+  constexpr std::int32_t smallest_normal = e5m2 ? 0x38800000 : 0x3C800000;  // 2^-14, 2^-6
+  VU bits = hn::IfThenElse(hn::RebindMask(du, hn::Lt(mag_i, hn::Set(di, smallest_normal))), subnormal, normal);
+  // From 61440 (E5M2, rounds to 2^16) or past 464 (E4M3, the tie below 480) on: overflow.
+  constexpr std::int32_t last_in_range = e5m2 ? 0x476FFFFF : 0x43E80000;
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(mag_i, hn::Set(di, last_in_range))), hn::Set(du, e5m2 ? 0x7Cu : 0x7Fu),
+                        bits);
+  bits = hn::IfThenElse(hn::RebindMask(du, hn::Gt(mag_i, hn::Set(di, 0x7F800000))), hn::Set(du, e5m2 ? 0x7Eu : 0x7Fu),
+                        bits);
+  return hn::Or(bits, sign);
+}
+
 /// A vector of DStore<DT> (Lanes(DF) elements of type DT) as f32, exact.
 template <data_type DT>
 HWY_INLINE VF widen_to_f32(hn::Vec<DStore<DT>> v) {
@@ -167,6 +222,8 @@ HWY_INLINE VF widen_to_f32(hn::Vec<DStore<DT>> v) {
     return hn::ConvertTo(df, hn::PromoteTo(di, v));
   } else if constexpr (DT == data_type::bf16) {
     return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du, v)));
+  } else if constexpr (DT == data_type::f8_e5m2 || DT == data_type::f8_e4m3) {
+    return f8_bits_to_f32_v<f8_format_of<DT>>(hn::PromoteTo(du, v));
   } else {  // f16
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
     const hn::Rebind<hwy::float16_t, DF> dh;
@@ -268,7 +325,7 @@ HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
   const DI di;
   const DU du;
   const DStore<DT> ds;
-  if constexpr (MayBeNaN && (DT == data_type::f32 || DT == data_type::bf16 || DT == data_type::f16)) v = canonical_nan(v);
+  if constexpr (MayBeNaN && is_floating_point(DT)) v = canonical_nan(v);
   if constexpr (DT == data_type::f32) {
     return v;
   } else if constexpr (DT == data_type::bf16) {
@@ -285,16 +342,21 @@ HWY_INLINE hn::Vec<DStore<DT>> to_storage(VF v) {
     const auto is_nan = hn::RebindMask(di, hn::IsNaN(v));
     const VF clamped = hn::Min(hn::Max(v, hn::Set(df, s32_lower_bound)), hn::Set(df, s32_upper_bound));
     return MayBeNaN ? hn::IfThenZeroElse(is_nan, round_to_i32(clamped)) : round_to_i32(clamped);
-  } else {  // s8, u8
-    const float lo = DT == data_type::s8 ? -128.f : 0.f, hi = DT == data_type::s8 ? 127.f : 255.f;
-    const auto is_nan = hn::RebindMask(du, hn::IsNaN(v));
-    const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
-    // Adding 1.5 * 2^23 rounds a value this small to an integer (to nearest even, as a
-    // conversion does) in the low bits of the sum, two's complement: its low byte is
-    // the result. Cheaper than a conversion, whose overflow checks cannot fire here.
-    const VU bits = hn::BitCast(du, hn::Add(clamped, hn::Set(df, 12582912.f)));
+  } else {  // s8, u8, f8
+    VU low;
+    if constexpr (DT == data_type::f8_e5m2 || DT == data_type::f8_e4m3) {
+      low = f32_to_f8_bits_v<f8_format_of<DT>>(v);
+    } else {
+      const float lo = DT == data_type::s8 ? -128.f : 0.f, hi = DT == data_type::s8 ? 127.f : 255.f;
+      const auto is_nan = hn::RebindMask(du, hn::IsNaN(v));
+      const VF clamped = hn::Min(hn::Max(v, hn::Set(df, lo)), hn::Set(df, hi));
+      // Adding 1.5 * 2^23 rounds a value this small to an integer (to nearest even, as a
+      // conversion does) in the low bits of the sum, two's complement: its low byte is
+      // the result. Cheaper than a conversion, whose overflow checks cannot fire here.
+      const VU bits = hn::BitCast(du, hn::Add(clamped, hn::Set(df, 12582912.f)));
+      low = MayBeNaN ? hn::IfThenZeroElse(is_nan, bits) : bits;
+    }
     const hn::Rebind<std::uint8_t, DF> d8;
-    const VU low = MayBeNaN ? hn::IfThenZeroElse(is_nan, bits) : bits;
 #if HWY_TARGET == HWY_AVX3_DL
     // Highway 1.0.3's TruncateTo from 32 to 8 bits is wrong on AVX3_DL (it permutes
     // 32-bit lanes by byte indices): the low byte, alone in its lane, is demoted instead
