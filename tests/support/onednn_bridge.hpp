@@ -144,10 +144,19 @@ inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::re
 /// oneDNN's reorder of memfmt's problem (src, dst, attributes), on cpu_engine(). The
 /// attributes' values are copied: `a` need not outlive it.
 class reorder {
+  static dnnl::memory::desc md_of(const memfmt::desc& d) {
+    try {
+      return to_dnnl(d);
+    } catch (const memfmt::error& e) {
+      throw unsupported(e.what());
+    }
+  }
+
  public:
-  /// Throws `unsupported` when oneDNN has no such reorder or cannot say `a`.
+  /// Throws `unsupported` when oneDNN has no such reorder or cannot say `a` (or a
+  /// descriptor: oneDNN 2.x has no f8 types).
   reorder(const memfmt::desc& src, const memfmt::desc& dst, const memfmt::reorder_attr& a)
-      : src_md_(to_dnnl(src)), dst_md_(to_dnnl(dst)) {
+      : src_md_(md_of(src)), dst_md_(md_of(dst)) {
     dnnl::engine& eng = cpu_engine();
 #if MEMFMT_ONEDNN_V3
     // the values of the scales and zero points: memories passed at execution, which
