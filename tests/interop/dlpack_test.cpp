@@ -394,6 +394,9 @@ TEST_CASE("what cannot cross is refused by name", "[dlpack]") {
   CHECK_THROWS_AS(memfmt::to_dlpack(std::move(moved)), memfmt::error);
   CHECK(moved.get_data_handle() == handle);
   CHECK_THROWS_WITH(memfmt::to_dlpack(std::shared_ptr<const memory>()), Contains("null memory"));
+  // a view's memory without a buffer (a view's size is 0: memory allocates nothing)
+  const memory no_buffer(desc({4, 4}, data_type::f32, "ab").submemory_desc({2, 2}, {2, 2}));
+  CHECK_THROWS_WITH(memfmt::to_dlpack(no_buffer), Contains("has elements but a null data handle"));
   CHECK(memfmt::dlpack_live_exports() == live);
 }
 

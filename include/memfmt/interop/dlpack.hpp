@@ -136,24 +136,12 @@ inline int device_type(const DLDevice& d) noexcept {
 /// "kDLCUDA (2), device 0": DLPack's device as errors name it.
 inline std::string device_name(const DLDevice& d) {
   const int type = device_type(d);
-  const char* name = nullptr;
-  switch (type) {  // (by number: later DLPack versions add types that 0.6 lacks)
-    case 1: name = "kDLCPU"; break;
-    case 2: name = "kDLCUDA"; break;
-    case 3: name = "kDLCUDAHost"; break;
-    case 4: name = "kDLOpenCL"; break;
-    case 7: name = "kDLVulkan"; break;
-    case 8: name = "kDLMetal"; break;
-    case 9: name = "kDLVPI"; break;
-    case 10: name = "kDLROCM"; break;
-    case 11: name = "kDLROCMHost"; break;
-    case 12: name = "kDLExtDev"; break;
-    case 13: name = "kDLCUDAManaged"; break;
-    case 14: name = "kDLOneAPI"; break;
-    case 15: name = "kDLWebGPU"; break;
-    case 16: name = "kDLHexagon"; break;
-    default: break;
-  }
+  // (by number: later DLPack versions add types that 0.6 lacks)
+  static constexpr const char* names[] = {nullptr,    "kDLCPU",      "kDLCUDA",   "kDLCUDAHost", "kDLOpenCL",
+                                          nullptr,    nullptr,       "kDLVulkan", "kDLMetal",    "kDLVPI",
+                                          "kDLROCM",  "kDLROCMHost", "kDLExtDev", "kDLCUDAManaged", "kDLOneAPI",
+                                          "kDLWebGPU", "kDLHexagon"};
+  const char* name = type >= 0 && type < static_cast<int>(std::size(names)) ? names[type] : nullptr;
   return std::string(name != nullptr ? name : "device type") + " (" + std::to_string(type) + "), device " +
          std::to_string(d.device_id);
 }
@@ -198,9 +186,12 @@ constexpr dim first_offset(const desc& d) {
   return d.has_zero_dim() ? d.get_submemory_offset() : d.offset(dims::filled(d.get_ndims(), 0));
 }
 
-/// How `d` crosses to DLPack.
+/// How the tensor of `m` crosses to DLPack.
 /// @throws error naming the culprit
-inline export_layout layout_of(const desc& d, dlpack_dims how) {
+inline export_layout layout_of(const memory& m, dlpack_dims how) {
+  const desc& d = m.get_desc();
+  if (m.get_data_handle() == nullptr && !d.has_zero_dim())
+    fail("to_dlpack: ", d.str(), " has elements but a null data handle (a view's memory without its parent's buffer)");
   if (d.get_extra().flags != 0)
     fail("to_dlpack: ", d.str(), " carries extra information (flags ", d.get_extra().flags,
          ": compensation or scale adjust), which a DLPack tensor cannot hold");
@@ -234,10 +225,10 @@ inline export_layout layout_of(const desc& d, dlpack_dims how) {
 /// Makes the tensor of `m` in `ctx` (whose memory fields are set) and hands it over.
 inline DLManagedTensor* export_to(std::unique_ptr<export_context> ctx, const memory& m, dlpack_dims how) {
   const desc& d = m.get_desc();
-  const export_layout l = layout_of(d, how);
+  const export_layout l = layout_of(m, how);
   DLTensor& t = ctx->managed.dl_tensor;
   const std::size_t size = data_type_size(d.get_data_type());
-  t.data = d.has_zero_dim() && m.get_data_handle() == nullptr
+  t.data = m.get_data_handle() == nullptr  // (a tensor without elements)
                ? nullptr
                : static_cast<char*>(m.get_data_handle()) + static_cast<std::size_t>(l.first) * size;
   t.device = DLDevice{kDLCPU, 0};
@@ -262,7 +253,8 @@ inline DLManagedTensor* export_to(std::unique_ptr<export_context> ctx, const mem
 /// may go). Blocked layouts: `dlpack_dims` (unfolded by default). The caller, or the
 /// consumer it hands the tensor to, calls the deleter exactly once.
 /// @throws error naming the culprit: a blocked dim under `dlpack_dims::logical`, a
-///         layout `desc::unfold()` refuses, extra information (compensation)
+///         layout `desc::unfold()` refuses, extra information (compensation), a null
+///         data handle for a tensor with elements
 inline DLManagedTensor* to_dlpack(const memory& m, dlpack_dims how = dlpack_dims::unfold) {
   return detail::dlpack::export_to(std::make_unique<detail::dlpack::export_context>(), m, how);
 }
@@ -271,7 +263,7 @@ inline DLManagedTensor* to_dlpack(const memory& m, dlpack_dims how = dlpack_dims
 /// the deleter (a borrowed handle stays the caller's to keep valid). On error `m` is
 /// left as it was.
 inline DLManagedTensor* to_dlpack(memory&& m, dlpack_dims how = dlpack_dims::unfold) {
-  detail::dlpack::layout_of(m.get_desc(), how);  // (throws before `m` is moved)
+  detail::dlpack::layout_of(m, how);  // (throws before `m` is moved)
   auto ctx = std::make_unique<detail::dlpack::export_context>();
   ctx->moved.emplace(std::move(m));
   const memory& kept = *ctx->moved;
