@@ -198,3 +198,81 @@ elseif(MEMFMT_REQUIRE_ONEDNN3)
 else()
   message(STATUS "memfmt: oneDNN 3.x not used (${onednn3_problem}); its tests are not built")
 endif()
+
+# DLPack (optional): memfmt/interop/dlpack.hpp's one dependency, a header (Debian:
+# libdlpack-dev, which ships dlpackConfig.cmake; otherwise the header is looked up).
+# memfmt_dlpack: what the DLPack tests and checks link.
+option(MEMFMT_REQUIRE_DLPACK
+  "Stop at configure time when DLPack (dlpack/dlpack.h), which the DLPack bridge's tests need, is not found" OFF)
+set(MEMFMT_HAVE_DLPACK OFF)
+if(MEMFMT_BUILD_TESTS)
+  find_package(dlpack CONFIG QUIET)
+  add_library(memfmt_dlpack INTERFACE)
+  if(TARGET dlpack::dlpack)
+    target_link_libraries(memfmt_dlpack INTERFACE dlpack::dlpack)
+    set(MEMFMT_HAVE_DLPACK ON)
+    message(STATUS "memfmt: DLPack found at ${dlpack_DIR}")
+  else()
+    find_path(MEMFMT_DLPACK_INCLUDE_DIR dlpack/dlpack.h)
+    if(MEMFMT_DLPACK_INCLUDE_DIR)
+      target_include_directories(memfmt_dlpack SYSTEM INTERFACE "${MEMFMT_DLPACK_INCLUDE_DIR}")
+      set(MEMFMT_HAVE_DLPACK ON)
+      message(STATUS "memfmt: DLPack found at ${MEMFMT_DLPACK_INCLUDE_DIR}")
+    endif()
+  endif()
+  if(NOT MEMFMT_HAVE_DLPACK)
+    if(MEMFMT_REQUIRE_DLPACK)
+      message(FATAL_ERROR "memfmt: MEMFMT_REQUIRE_DLPACK is ON but DLPack was not found "
+        "(no dlpack/dlpack.h; Debian: apt-get install libdlpack-dev).")
+    endif()
+    message(STATUS "memfmt: DLPack not found; the tests of memfmt/interop/dlpack.hpp report SKIPPED")
+  endif()
+endif()
+
+# The Python checks (optional): a pybind11 module of the interop tests (Debian:
+# pybind11-dev, python3-dev) that NumPy (python3-numpy) reads and feeds, in a test CTest
+# runs with the interpreter of Python3_EXECUTABLE (scripts/test: /usr/bin/python3, the one
+# Debian's NumPy belongs to). Not under the sanitizers: a sanitized module cannot be
+# loaded into an uninstrumented Python. Where MEMFMT_PYTHON_TESTS is ON and something is
+# missing, the checks are left out, unless MEMFMT_REQUIRE_PYTHON stops the configuration;
+# once registered, a test whose module or NumPy cannot be imported fails, it never skips.
+option(MEMFMT_PYTHON_TESTS "Build the pybind11 module of the interop tests and run its NumPy checks" ON)
+option(MEMFMT_REQUIRE_PYTHON
+  "Stop at configure time when the Python checks cannot be built (Python 3 with NumPy, pybind11, DLPack)" OFF)
+set(MEMFMT_HAVE_PYTHON OFF)
+set(python_problem "")
+if(NOT MEMFMT_BUILD_TESTS)
+  set(python_problem "tests are not built")
+elseif(NOT MEMFMT_PYTHON_TESTS)
+  set(python_problem "MEMFMT_PYTHON_TESTS is OFF")
+elseif(MEMFMT_SANITIZER_FLAGS)
+  set(python_problem "a sanitized module cannot be loaded into an uninstrumented Python")
+elseif(NOT MEMFMT_HAVE_DLPACK)
+  set(python_problem "DLPack was not found (Debian: libdlpack-dev)")
+else()
+  find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)
+  if(NOT Python3_Interpreter_FOUND OR NOT Python3_Development.Module_FOUND)
+    set(python_problem "no Python 3 interpreter with its development files (Debian: python3-dev, and Python3_EXECUTABLE chooses the interpreter)")
+  else()
+    find_package(pybind11 CONFIG QUIET)
+    if(NOT pybind11_FOUND)
+      set(python_problem "pybind11 was not found (Debian: pybind11-dev)")
+    else()
+      execute_process(COMMAND "${Python3_EXECUTABLE}" -c "import numpy; print(numpy.__version__)"
+        RESULT_VARIABLE numpy_status OUTPUT_VARIABLE numpy_version ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+      if(NOT numpy_status EQUAL 0)
+        set(python_problem "${Python3_EXECUTABLE} cannot import numpy (Debian: python3-numpy, for /usr/bin/python3, and Python3_EXECUTABLE chooses the interpreter)")
+      else()
+        set(MEMFMT_HAVE_PYTHON ON)
+        message(STATUS "memfmt: Python checks with ${Python3_EXECUTABLE} (Python ${Python3_VERSION}, "
+          "NumPy ${numpy_version}, pybind11 ${pybind11_VERSION})")
+      endif()
+    endif()
+  endif()
+endif()
+if(NOT MEMFMT_HAVE_PYTHON)
+  if(MEMFMT_REQUIRE_PYTHON)
+    message(FATAL_ERROR "memfmt: MEMFMT_REQUIRE_PYTHON is ON but the Python checks cannot be built: ${python_problem}")
+  endif()
+  message(STATUS "memfmt: Python checks not built (${python_problem})")
+endif()

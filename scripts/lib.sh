@@ -2,8 +2,11 @@
 
 # The Debian 12 packages each script needs.
 MEMFMT_DEMO_PACKAGES=(g++ cmake ninja-build pkg-config libboost-dev libhwy-dev)
+# (libdlpack-dev: the DLPack bridge; pybind11-dev, python3-dev and python3-numpy: its NumPy
+# checks, a module for Debian's /usr/bin/python3, which python3-numpy belongs to)
 MEMFMT_TEST_PACKAGES=(g++ clang libclang-rt-14-dev libomp-dev llvm-14 cmake ninja-build pkg-config
-                      libboost-dev libhwy-dev catch2 libdnnl-dev libbenchmark-dev)
+                      libboost-dev libhwy-dev catch2 libdnnl-dev libbenchmark-dev
+                      libdlpack-dev pybind11-dev python3-dev python3-numpy)
 
 memfmt_log() {
   printf '\n==> %s\n' "$*"
