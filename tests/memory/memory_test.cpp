@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include <memfmt/desc/fields.hpp>
 #include <memfmt/memfmt.hpp>
 
 using memfmt::data_type;
@@ -125,4 +126,19 @@ TEST_CASE("zero_padding leaves a view's neighbours alone", "[memory]") {
   const std::set<memfmt::dim> used = used_offsets(parent);
   for (std::size_t k = 0; k < buffer.size(); ++k)
     if (used.count(static_cast<memfmt::dim>(k)) == 0) REQUIRE(buffer[k] == 0.f);
+}
+
+TEST_CASE("zero_padding writes nothing around a view that starts inside a block", "[memory]") {
+  // channels 4..11 of a 32-channel nChw16c tensor, as oneDNN describes such a view: padded
+  // dims and size of the parent, padded offset 4; the channels around it are the parent's
+  memfmt::desc_fields f = desc({2, 32, 3, 3}, data_type::f32, "nChw16c").fields();
+  f.logical = {2, 8, 3, 3};
+  f.padded_offsets = {0, 4, 0, 0};
+  const desc view = desc::from_fields(f);
+  REQUIRE(view.get_size() == 2 * 32 * 3 * 3 * 4);
+  std::vector<float> buffer(view.get_size() / 4, 5.f);  // exactly its size: ASan sees any overrun
+  const memfmt::memory m(view, buffer.data());
+  for (const float x : buffer) REQUIRE(x == 5.f);
+  const memfmt::memory owned(view);  // allocating: no write past the allocation either
+  CHECK(owned.get_data_handle() != nullptr);
 }

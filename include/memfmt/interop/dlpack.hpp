@@ -72,7 +72,8 @@ enum class dlpack_dims {
 
 /// DLPack's data type of `dt` (lanes 1): f32, f16 as kDLFloat, bf16 as kDLBfloat, s32, s8
 /// as kDLInt, u8 as kDLUInt.
-/// @throws error for `undef`
+/// @throws error for `undef`, and for the f8 types (DLPack names them from 1.1 on; the
+///         bridge is written against 0.6)
 inline DLDataType to_dlpack(data_type dt) {
   const auto make = [](DLDataTypeCode code, int bits) {
     return DLDataType{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1};
@@ -84,9 +85,11 @@ inline DLDataType to_dlpack(data_type dt) {
     case data_type::s32: return make(kDLInt, 32);
     case data_type::s8: return make(kDLInt, 8);
     case data_type::u8: return make(kDLUInt, 8);
+    case data_type::f8_e5m2:
+    case data_type::f8_e4m3:
     case data_type::undef: break;
   }
-  detail::fail("to_dlpack: data type undef has no DLPack counterpart");
+  detail::fail("to_dlpack: data type ", to_string(dt), " has no DLPack counterpart (the bridge speaks DLPack 0.6)");
 }
 
 namespace detail::dlpack {

@@ -82,10 +82,14 @@ class aligned_buffer {
 }  // namespace detail
 
 /// Writes zeros into the padding of the tensor `d` at `handle` (oneDNN's contract: what
-/// lies in the padding of a blocked tensor is zero). Touches nothing else.
+/// lies in the padding of a blocked tensor is zero). Touches nothing else: a view that
+/// starts inside a block (padded offsets, from oneDNN's submemory descriptors) has no
+/// padding of its own, the positions around it within its padded dims being its
+/// parent's elements.
 /// @pre handle points to at least d.get_size() bytes from the parent's start
 inline void zero_padding(const desc& d, void* handle) {
   if (d.get_format_kind() != format_kind::blocked || d.has_zero_dim() || d.get_padded_dims() == d.get_dims()) return;
+  if (!(d.get_padded_offsets() == dims::filled(d.get_ndims(), 0))) return;
   if (handle == nullptr) detail::fail("zero_padding: null data handle");
   const std::size_t size = data_type_size(d.get_data_type());
   auto* bytes = static_cast<unsigned char*>(handle);
