@@ -299,7 +299,7 @@ inline data_type from_dlpack(DLDataType t) {
     if (theirs.code == t.code && theirs.bits == t.bits) return ours;
   }
   detail::fail("from_dlpack: DLPack data type ", detail::dlpack::type_name(t),
-               " has no memfmt counterpart (memfmt has f32, f16, bf16, s32, s8, u8)");
+               " has no memfmt counterpart (memfmt takes f32, f16, bf16, s32, s8, u8 from DLPack)");
 }
 
 /// The descriptor of DLPack's `t`: a strided desc of its shape and strides, whose
