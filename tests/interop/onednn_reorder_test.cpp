@@ -16,6 +16,7 @@
 #include "memfmt/interop/onednn.hpp"
 #include "memfmt/memfmt.hpp"
 #include "onednn_bridge.hpp"
+#include "onednn_test_util.hpp"
 
 namespace {
 
@@ -27,17 +28,8 @@ using memfmt::dims;
 using dnnl_md = dnnl::memory::desc;
 using dnnl_tag = dnnl::memory::format_tag;
 
-struct named_tag {
-  std::string_view name;
-  dnnl_tag onednn;
-};
-
-/// Every tag name memfmt knows, with oneDNN's enumerator of the same spelling.
-const named_tag all_tags[] = {
-#define MEMFMT_TAG_NAME(name) {#name, dnnl_tag::name},
-#include "memfmt/tag/onednn_names.inc"
-#undef MEMFMT_TAG_NAME
-};
+using memfmt_test::onednn::all_tags;
+using memfmt_test::onednn::named_tag;
 
 /// n dims that are no multiple of any block (so that blocked layouts have padding).
 dims odd_dims(int n) {
@@ -162,21 +154,7 @@ void check_mixed(const Src& src, const Dst& dst, const memfmt::reorder_attr& att
 
 /// The s8 weights, with s8s8 compensation, that oneDNN's int8 convolution asks for.
 dnnl_md int8_conv_weights(const dims& weights) {
-  using dt = dnnl::memory::data_type;
-  const dim oc = weights[0], ic = weights[1];
-  const dnnl_md src({2, ic, 9, 9}, dt::s8, dnnl_tag::any), wei(weights.to_vector(), dt::s8, dnnl_tag::any),
-      dst({2, oc, 7, 7}, dt::f32, dnnl_tag::any);
-#if MEMFMT_ONEDNN_V3
-  const dnnl::convolution_forward::primitive_desc pd(memfmt_onednn::cpu_engine(), dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, src, wei, dst, {1, 1},
-                                                     {0, 0}, {0, 0});
-#else
-  const dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
-                                      dst, {1, 1}, {0, 0}, {0, 0}),
-      memfmt_onednn::cpu_engine());
-#endif
-  return pd.weights_desc();
+  return memfmt_test::onednn::int8_convolution(weights, 9, dnnl::memory::data_type::f32).weights_desc();
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "memfmt/interop/onednn.hpp"
 #include "onednn_bridge.hpp"  // (cpu_engine: oneDNN 3.x from PyPI runs its CPU engine on SYCL)
+#include "onednn_test_util.hpp"
 
 namespace {
 
@@ -26,17 +27,8 @@ using dnnl_md = dnnl::memory::desc;
 using dnnl_tag = dnnl::memory::format_tag;
 using dnnl_dims = dnnl::memory::dims;
 
-struct named_tag {
-  std::string_view name;
-  dnnl_tag onednn;
-};
-
-/// Every tag name memfmt knows, with oneDNN's enumerator of the same spelling.
-const named_tag all_tags[] = {
-#define MEMFMT_TAG_NAME(name) {#name, dnnl_tag::name},
-#include "memfmt/tag/onednn_names.inc"
-#undef MEMFMT_TAG_NAME
-};
+using memfmt_test::onednn::all_tags;
+using memfmt_test::onednn::named_tag;
 
 constexpr data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16,
                                    data_type::s32, data_type::s8,   data_type::u8};
@@ -310,19 +302,7 @@ TEST_CASE("masks and scale_adjust without their flag: dropped, and the round tri
 TEST_CASE("compensation that oneDNN puts on a convolution's s8 weights", "[interop][onednn]") {
   // an int8 convolution with s8 source asks for weights with s8s8 compensation per output
   // channel (oneDNN's x8s8s32x kernels)
-  using dt = dnnl::memory::data_type;
-  const dnnl_md src({2, 32, 7, 7}, dt::s8, dnnl_tag::any), wei({64, 32, 3, 3}, dt::s8, dnnl_tag::any),
-      dst({2, 64, 5, 5}, dt::s8, dnnl_tag::any);
-#if MEMFMT_ONEDNN_V3
-  const dnnl::convolution_forward::primitive_desc pd(memfmt_onednn::cpu_engine(), dnnl::prop_kind::forward_inference,
-                                                     dnnl::algorithm::convolution_direct, src, wei, dst, {1, 1},
-                                                     {0, 0}, {0, 0});
-#else
-  const dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src, wei,
-                                      dst, {1, 1}, {0, 0}, {0, 0}),
-      memfmt_onednn::cpu_engine());
-#endif
+  const auto pd = memfmt_test::onednn::int8_convolution(dims{64, 32, 3, 3}, 7, dnnl::memory::data_type::s8);
   const dnnl_md weights = pd.weights_desc();
   INFO("oneDNN's convolution: " << pd.impl_info_str());
   REQUIRE(isa_capped == dnnl::status::success);  // (else the CPU may not need the compensation)
