@@ -49,8 +49,7 @@ constexpr dim max_padded_elements = 1 << 17;  // per side, padding and view pare
 constexpr std::size_t max_bytes = 256 << 10;  // spanned per side
 constexpr std::size_t line_offsets[] = {0, 1, 2, 4, 16, 36, 60, 63};  // where buffers start in a cache line
 
-constexpr data_type types[] = {data_type::f32, data_type::bf16, data_type::f16,     data_type::s32,
-                               data_type::s8,  data_type::u8,   data_type::f8_e5m2, data_type::f8_e4m3};
+constexpr const auto& types = memfmt::all_data_types;
 // scale, beta: exact ones, ties and extremes (oneDNN is compared for 1/8 to 4 only)
 constexpr float scale_values[] = {1.f, 0.5f, 2.f, 0.25f, 4.f, 0.125f, 0.37f, 1.7f,
                                   3.f, -1.f, -0.5f, 0.f, 1e-20f, 1e20f, 65504.f, 1.f / 3};

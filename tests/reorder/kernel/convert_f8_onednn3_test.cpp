@@ -23,6 +23,7 @@
 
 #include <memfmt/reorder/kernel/convert_scalar.hpp>
 
+#include "f8_values.hpp"
 #include "onednn_bridge.hpp"
 
 namespace {
@@ -50,11 +51,7 @@ bool is_nan(std::uint8_t b) {
 
 /// f32 values at and around every f8 rounding bit, near the formats' ranges, and random.
 std::vector<float> values() {
-  std::vector<float> v;
-  const std::uint32_t lows[] = {0,       1,        0x7FFFF,  0x80000,  0x80001,  0xFFFFF,
-                                0x100000, 0x100001, 0x17FFFF, 0x180000, 0x180001, 0x1FFFFF};
-  for (std::uint32_t hi = 0; hi < (1u << 11); ++hi)
-    for (const std::uint32_t lo : lows) v.push_back(std::bit_cast<float>(hi << 21 | lo));
+  std::vector<float> v = memfmt_test::f8_rounding_bit_patterns();
   std::mt19937 rng(35);
   std::uniform_real_distribution<float> mantissa(1.f, 2.f);
   std::uniform_int_distribution<int> exponent(-20, 17);

@@ -16,6 +16,8 @@
 
 #include <memfmt/reorder/kernel/convert_scalar.hpp>
 
+#include "f8_values.hpp"
+
 namespace {
 
 using memfmt::detail::f8_format;
@@ -128,15 +130,9 @@ std::vector<float> rounding_points(const ladder& l) {
   return v;
 }
 
-/// f32 patterns around every rounding bit of both formats: each sign, exponent and top
-/// two mantissa bits with the 21 low bits at and around the rounding points of an
-/// E4M3 (20 low bits) and an E5M2 (21 low bits) mantissa.
+/// f32 patterns around every rounding bit of both formats, and random ones.
 std::vector<float> pattern_sweep() {
-  std::vector<float> v;
-  const std::uint32_t lows[] = {0,       1,        0x7FFFF,  0x80000,  0x80001,  0xFFFFF,
-                                0x100000, 0x100001, 0x17FFFF, 0x180000, 0x180001, 0x1FFFFF};
-  for (std::uint32_t hi = 0; hi < (1u << 11); ++hi)
-    for (const std::uint32_t lo : lows) v.push_back(std::bit_cast<float>(hi << 21 | lo));
+  std::vector<float> v = memfmt_test::f8_rounding_bit_patterns();
   std::mt19937 rng(8);
   for (int i = 0; i < 1 << 20; ++i) v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(rng())));
   return v;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <vector>
@@ -269,38 +270,33 @@ TEST_CASE("the conversion arithmetic rounds every step, never fused into an FMA"
 
 // ---------------------------------------------------------- kernels, exhaustive
 
-TEST_CASE("every target converts all 65536 f16 and bf16 patterns like the reference", "[convert][kernel]") {
-  std::vector<std::uint16_t> all(0x10000);
-  for (std::uint32_t h = 0; h < 0x10000; ++h) all[h] = static_cast<std::uint16_t>(h);
-  for (const data_type s : {data_type::f16, data_type::bf16}) {
+/// Every bit pattern of each of `sources` (elements of `Bits`) into every type, with and
+/// without arithmetic, on every target, against the reference.
+template <class Bits>
+void check_every_pattern(std::initializer_list<data_type> sources) {
+  std::vector<Bits> all(std::size_t{1} << (8 * sizeof(Bits)));
+  for (std::size_t b = 0; b < all.size(); ++b) all[b] = static_cast<Bits>(b);
+  const auto count = static_cast<dim>(all.size());
+  for (const data_type s : sources) {
     for (const data_type d : all_types) {
       conversion c;
       c.src = s;
       c.dst = d;
       if (s == d) c.alpha = 0.75f;  // else a plain copy
-      CHECK(compare_all_targets(c, all.data(), 0x10000) == 0);
+      CHECK(compare_all_targets(c, all.data(), count) == 0);
       c.alpha = -3.f;
       c.dst_zero_point = 7;
-      CHECK(compare_all_targets(c, all.data(), 0x10000) == 0);
+      CHECK(compare_all_targets(c, all.data(), count) == 0);
     }
   }
 }
 
+TEST_CASE("every target converts all 65536 f16 and bf16 patterns like the reference", "[convert][kernel]") {
+  check_every_pattern<std::uint16_t>({data_type::f16, data_type::bf16});
+}
+
 TEST_CASE("every target converts all 256 f8 patterns like the reference", "[convert][kernel][f8]") {
-  std::vector<std::uint8_t> all(256);
-  for (std::uint32_t b = 0; b < 256; ++b) all[b] = static_cast<std::uint8_t>(b);
-  for (const data_type s : {data_type::f8_e5m2, data_type::f8_e4m3}) {
-    for (const data_type d : all_types) {
-      conversion c;
-      c.src = s;
-      c.dst = d;
-      if (s == d) c.alpha = 0.75f;  // else a plain copy
-      CHECK(compare_all_targets(c, all.data(), 256) == 0);
-      c.alpha = -3.f;
-      c.dst_zero_point = 7;
-      CHECK(compare_all_targets(c, all.data(), 256) == 0);
-    }
-  }
+  check_every_pattern<std::uint8_t>({data_type::f8_e5m2, data_type::f8_e4m3});
 }
 
 TEST_CASE("every target converts f32 at every f8 rounding point like the reference", "[convert][kernel][f8]") {

@@ -28,8 +28,7 @@ using memfmt::detail::kernel_kind;
 using memfmt::detail::loop;
 using memfmt::detail::nest;
 
-inline constexpr data_type all_types[] = {data_type::f32, data_type::bf16, data_type::f16,     data_type::s32,
-                                          data_type::s8,  data_type::u8,   data_type::f8_e5m2, data_type::f8_e4m3};
+inline constexpr const auto& all_types = memfmt::all_data_types;
 
 inline bool is_float(data_type dt) { return memfmt::is_floating_point(dt); }
 
