@@ -47,8 +47,12 @@ struct oracle_traits {
   // Its jit reorder drops zero points at some elements (some layout pairs, views at
   // an offset, strides with gaps).
   bool drops_zero_points;
-  // It adds the destination zero point before beta * dst, memfmt after (the last f32
-  // bit, so an integer result, can differ by one): a tolerance checks its order.
+  // Its sum reads the old destination as stored, beta * dst, where memfmt (as oneDNN
+  // 3.x's reference) reads it without its zero point, beta * (dst - zp_dst): a
+  // tolerance checks its order, (x + beta * dst) + zp_dst.
+  bool sum_reads_dst_zero_point;
+  // Its reference reorder (simple:any) adds the destination zero point before that sum,
+  // (x + zp_dst) + beta * dst (its jit reorder after it): another tolerance.
   bool zero_point_before_sum;
   // It divides by the destination scale last, (s_src * x + beta * dst) / s_dst (its jit
   // reorder multiplies by 1 / s_dst), where memfmt and oneDNN 2.6 multiply by
@@ -66,6 +70,7 @@ constexpr oracle_traits oracle{.copies_source_padding = true,
                                .keeps_padding_with_scales = false,
                                .keeps_padding_with_sum = true,
                                .drops_zero_points = false,
+                               .sum_reads_dst_zero_point = true,
                                .zero_point_before_sum = false,
                                .divides_by_dst_scale = true,
                                .no_compensation_i_outside_o = false,
@@ -76,6 +81,7 @@ constexpr oracle_traits oracle{.copies_source_padding = false,
                                .keeps_padding_with_scales = true,
                                .keeps_padding_with_sum = true,
                                .drops_zero_points = true,
+                               .sum_reads_dst_zero_point = true,
                                .zero_point_before_sum = true,
                                .divides_by_dst_scale = false,
                                .no_compensation_i_outside_o = true,
@@ -181,6 +187,7 @@ struct order {
   bool flush = false;                  // subnormal inputs and results become zeros
   bool divides_last = false;           // (s_src * x + beta * dst) / s_dst
   bool by_reciprocal = false;          // and that division a multiplication by 1 / s_dst
+  bool sum_of_stored_dst = false;      // beta * dst, not beta * (dst - zp_dst)
   bool zero_point_before_sum = false;  // (x + zp_dst) + beta * dst
 };
 
@@ -219,7 +226,9 @@ modelled model(const arithmetic& a, std::uint32_t src, std::uint32_t old, float 
   }
   const bool f = o.flush;
   float x = flushed(f, value_of(a.from, src));
-  const float dst = a.beta != 0.f ? flushed(f, value_of(a.to, old)) : 0.f;
+  float dst = a.beta != 0.f ? flushed(f, value_of(a.to, old)) : 0.f;
+  // the sum's operand: the old destination less its zero point (rounded to f32 once)
+  if (a.beta != 0.f && a.dst_zp != 0 && !o.sum_of_stored_dst) dst = flushed(f, dst - static_cast<float>(a.dst_zp));
   if (a.src_zp != 0) x = flushed(f, x - static_cast<float>(a.src_zp));
   if (o.divides_last) {
     if (a.src_scales) x = flushed(f, rounded(scale * x));
@@ -249,14 +258,17 @@ enum tolerance : int {
   s32_through_f32,        // s32 copied, or with zero points, through f32: rounded beyond 2^24
   divides_last,           // (s_src * x + beta * dst) / s_dst
   reciprocal_last,        // (s_src * x + beta * dst) * (1 / s_dst)
-  zero_point_before_sum,  // (x + zp_dst) + beta * dst
+  sum_of_stored_dst,      // (x + beta * dst) + zp_dst: dst read with its zero point
+  zero_point_first,       // (x + zp_dst) + beta * dst: the same, the zero point added first
   tolerance_count
 };
 
 const char* const tolerance_names[tolerance_count] = {
     "-0 written +0", "subnormals flushed (bf16)", "beyond 2^31 or Inf -> s8/u8 wrapped", "beyond 2^31 -> s32 INT_MIN",
     "NaN with another payload or sign", "signalling NaN copied quieted", "NaN -> integer", "s32 zero points wrapped past the range",
-    "s32 -> s32 through f32", "divided by the dst scale last", "multiplied by 1 / dst scale last", "dst zero point added before the sum"};
+    "s32 -> s32 through f32", "divided by the dst scale last", "multiplied by 1 / dst scale last",
+    "sum of dst with its zero point: (x + beta * dst) + zp_dst",
+    "sum of dst with its zero point, added first: (x + zp_dst) + beta * dst"};
 
 using excused_counts = std::array<long long, tolerance_count>;
 
@@ -273,13 +285,26 @@ bool same_up_to_zero_sign(data_type dt, std::uint32_t a, std::uint32_t b) {
 tolerance explain(const arithmetic& a, std::uint32_t src, std::uint32_t old, float scale, std::uint32_t theirs) {
   order oracle_order;
   oracle_order.divides_last = oracle.divides_by_dst_scale;
-  oracle_order.zero_point_before_sum = oracle.zero_point_before_sum;
+  oracle_order.sum_of_stored_dst = oracle.sum_reads_dst_zero_point;
   const modelled ours = model(a, src, old, scale, {});
   // memfmt's semantics computed in this oneDNN's order: its other rows start from it
   const modelled m = model(a, src, old, scale, oracle_order);
   // (a NaN of either sign: the order decides whether infinities meet)
   const auto same = [&](std::uint32_t bits) { return theirs == bits || (is_nan_bits(a.to, bits) && is_nan_bits(a.to, theirs)); };
-  if (m.bits != ours.bits && same(m.bits)) return oracle.divides_by_dst_scale ? divides_last : zero_point_before_sum;
+  if (m.bits != ours.bits && same(m.bits)) {
+    if (a.beta == 0.f || a.dst_zp == 0) return divides_last;  // (the sum's order changes nothing then)
+    // the division last alone, where it explains the element
+    order divided = oracle_order;
+    divided.sum_of_stored_dst = false;
+    const std::uint32_t bits = model(a, src, old, scale, divided).bits;
+    return oracle.divides_by_dst_scale && bits != ours.bits && same(bits) ? divides_last : sum_of_stored_dst;
+  }
+  if (oracle.zero_point_before_sum && a.beta != 0.f && a.dst_zp != 0) {
+    order first = oracle_order;
+    first.zero_point_before_sum = true;
+    const std::uint32_t bits = model(a, src, old, scale, first).bits;
+    if (bits != ours.bits && same(bits)) return zero_point_first;
+  }
   if (oracle.divides_by_dst_scale && a.dst_scale != 1.f) {
     order reciprocal = oracle_order;
     reciprocal.by_reciprocal = true;
@@ -713,10 +738,11 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][onednn][attr]") {
       // per-channel source scale and with a sum
       t.add(compare({{2, 19, 3, 4}, from, to, "nhwc", "nChw16c", 1.7f, 1 << 1, 0, 0, 0.f, 4.f}, rng()));
       t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 0, 0, 0.5f, 3.f}, rng()));
-      // a sum with a destination zero point (zero_point_before_sum)
+      // a sum with a destination zero point (sum_of_stored_dst), with a destination scale too
       if (memfmt::is_integral(to)) t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 0.5f, 0, 0, -5, 1.f}, rng()));
+      if (memfmt::is_integral(to)) t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nChw16c", 1.f, 0, 0, 3, -2.f, 3.f}, rng()));
     }
-  t.require("attributes", 116);  // every one
+  t.require("attributes", 128);  // every one
 }
 // Every tag name oneDNN 2.6 has, grouped by ndims.
 std::vector<std::vector<const char*>> onednn_tags_by_ndims() {
