@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "onednn_bridge.hpp"
+#include "../support/elements.hpp"
 #include "../support/reference.hpp"
 
 using namespace memfmt_test;
@@ -46,8 +47,12 @@ struct oracle_traits {
   // Its jit reorder drops zero points at some elements (some layout pairs, views at
   // an offset, strides with gaps).
   bool drops_zero_points;
-  // It adds the destination zero point before beta * dst, memfmt after (the last f32
-  // bit, so an integer result, can differ by one): a tolerance checks its order.
+  // Its sum reads the old destination as stored, beta * dst, where memfmt (as oneDNN
+  // 3.x's reference) reads it without its zero point, beta * (dst - zp_dst): a
+  // tolerance checks its order, (x + beta * dst) + zp_dst.
+  bool sum_reads_dst_zero_point;
+  // Its reference reorder (simple:any) adds the destination zero point before that sum,
+  // (x + zp_dst) + beta * dst (its jit reorder after it): another tolerance.
   bool zero_point_before_sum;
   // It divides by the destination scale last, (s_src * x + beta * dst) / s_dst (its jit
   // reorder multiplies by 1 / s_dst), where memfmt and oneDNN 2.6 multiply by
@@ -65,6 +70,7 @@ constexpr oracle_traits oracle{.copies_source_padding = true,
                                .keeps_padding_with_scales = false,
                                .keeps_padding_with_sum = true,
                                .drops_zero_points = false,
+                               .sum_reads_dst_zero_point = true,
                                .zero_point_before_sum = false,
                                .divides_by_dst_scale = true,
                                .no_compensation_i_outside_o = false,
@@ -75,6 +81,7 @@ constexpr oracle_traits oracle{.copies_source_padding = false,
                                .keeps_padding_with_scales = true,
                                .keeps_padding_with_sum = true,
                                .drops_zero_points = true,
+                               .sum_reads_dst_zero_point = true,
                                .zero_point_before_sum = true,
                                .divides_by_dst_scale = false,
                                .no_compensation_i_outside_o = true,
@@ -155,87 +162,9 @@ void add_specials(data_type dt, void* p, std::size_t bytes, std::mt19937& rng) {
   }
 }
 
-// ---- the semantics of docs/reorder.md, element by element, written apart from memfmt's
-// code: what memfmt must write where it differs from oneDNN, and what oneDNN writes in
-// the ways the documented differences describe
-
-std::uint32_t bits_at(data_type dt, const unsigned char* p) {
-  std::uint32_t v = 0;
-  std::memcpy(&v, p, memfmt::data_type_size(dt));
-  return v;
-}
-
-std::uint32_t negative_zero_bits(data_type dt) { return dt == data_type::f32 ? 0x80000000u : 0x8000u; }
-
-bool is_nan_bits(data_type dt, std::uint32_t b) {
-  if (dt == data_type::f32) return (b & 0x7FFFFFFFu) > 0x7F800000u;
-  if (dt == data_type::bf16) return (b & 0x7FFFu) > 0x7F80u;
-  if (dt == data_type::f16) return (b & 0x7FFFu) > 0x7C00u;
-  return false;
-}
-
-// The value of an element: bf16 and f16 from their sign, exponent and significand.
-float value_of(data_type dt, std::uint32_t b) {
-  switch (dt) {
-    case data_type::f32: return std::bit_cast<float>(b);
-    case data_type::bf16:
-    case data_type::f16: {
-      const bool bf = dt == data_type::bf16;
-      const int fraction = bf ? 7 : 10, bias = bf ? 127 : 15, all_ones = bf ? 255 : 31;
-      const float sign = (b & 0x8000u) != 0 ? -1.f : 1.f;
-      const int e = static_cast<int>(b >> fraction) & all_ones;
-      const std::uint32_t m = b & ((1u << fraction) - 1);
-      if (e == all_ones) return m != 0 ? std::copysign(std::numeric_limits<float>::quiet_NaN(), sign) : sign * INFINITY;
-      const std::uint32_t significand = e == 0 ? m : m | (1u << fraction);
-      return sign * std::ldexp(static_cast<float>(significand), (e == 0 ? 1 : e) - bias - fraction);
-    }
-    case data_type::s32: return static_cast<float>(static_cast<std::int32_t>(b));
-    case data_type::s8: return static_cast<float>(static_cast<std::int8_t>(b));
-    default: return static_cast<float>(b);
-  }
-}
-
-// `x` (not NaN) in bf16 or f16: rounded to nearest even at the format's spacing around
-// |x| (fixed below its smallest normal), infinite from 2^(emax + 1) on.
-std::uint32_t round_to_half(data_type dt, float x) {
-  const bool bf = dt == data_type::bf16;
-  const int digits = bf ? 8 : 11, emin = bf ? -126 : -14, emax = bf ? 127 : 15;
-  const std::uint32_t sign = std::signbit(x) ? 0x8000u : 0u, infinity = bf ? 0x7F80u : 0x7C00u;
-  const double a = std::fabs(static_cast<double>(x));
-  if (a == 0) return sign;
-  if (std::isinf(a)) return sign | infinity;
-  const double spacing = std::ldexp(1.0, std::max(std::ilogb(a), emin) - (digits - 1));
-  const double r = std::nearbyint(a / spacing) * spacing;
-  if (r >= std::ldexp(1.0, emax + 1)) return sign | infinity;
-  if (bf) return sign | (std::bit_cast<std::uint32_t>(static_cast<float>(r)) >> 16);
-  if (r < std::ldexp(1.0, emin)) return sign | static_cast<std::uint32_t>(std::ldexp(r, 24));
-  const int e = std::ilogb(r);
-  return sign | static_cast<std::uint32_t>(e + 15) << 10 | (static_cast<std::uint32_t>(std::ldexp(r, 10 - e)) - 1024u);
-}
-
-// `x` stored as `dt` by a conversion: NaN becomes the quiet NaN (floating point) or 0
-// (integers); floating point rounds to nearest even; integers round to nearest even and
-// saturate (s32 at the largest float below 2^31).
-std::uint32_t store_bits(data_type dt, float x) {
-  switch (dt) {
-    case data_type::f32: return std::isnan(x) ? 0x7FC00000u : std::bit_cast<std::uint32_t>(x);
-    case data_type::bf16: return std::isnan(x) ? 0x7FC0u : round_to_half(dt, x);
-    case data_type::f16: return std::isnan(x) ? 0x7E00u : round_to_half(dt, x);
-    default: break;
-  }
-  if (std::isnan(x)) return 0;
-  const double lo = dt == data_type::s32 ? -2147483648.0 : dt == data_type::s8 ? -128.0 : 0.0;
-  const double hi = dt == data_type::s32 ? 2147483520.0 : dt == data_type::s8 ? 127.0 : 255.0;
-  const auto v = static_cast<std::int64_t>(std::clamp(std::nearbyint(static_cast<double>(x)), lo, hi));
-  return static_cast<std::uint32_t>(v) & (dt == data_type::s32 ? 0xFFFFFFFFu : 0xFFu);
-}
-
-// The value of an integer element.
-std::int64_t integer_of(data_type dt, std::uint32_t b) {
-  if (dt == data_type::s32) return std::bit_cast<std::int32_t>(b);
-  if (dt == data_type::s8) return static_cast<std::int8_t>(b);
-  return static_cast<std::uint8_t>(b);
-}
+// ---- the semantics of docs/reorder.md, element by element (the values and stores of
+// elements: ../support/elements.hpp): what memfmt must write where it differs from
+// oneDNN, and what oneDNN writes in the ways the documented differences describe
 
 // A product rounded to f32 on its own (never fused with the addition that follows).
 float rounded(float x) {
@@ -258,6 +187,7 @@ struct order {
   bool flush = false;                  // subnormal inputs and results become zeros
   bool divides_last = false;           // (s_src * x + beta * dst) / s_dst
   bool by_reciprocal = false;          // and that division a multiplication by 1 / s_dst
+  bool sum_of_stored_dst = false;      // beta * dst, not beta * (dst - zp_dst)
   bool zero_point_before_sum = false;  // (x + zp_dst) + beta * dst
 };
 
@@ -296,7 +226,9 @@ modelled model(const arithmetic& a, std::uint32_t src, std::uint32_t old, float 
   }
   const bool f = o.flush;
   float x = flushed(f, value_of(a.from, src));
-  const float dst = a.beta != 0.f ? flushed(f, value_of(a.to, old)) : 0.f;
+  float dst = a.beta != 0.f ? flushed(f, value_of(a.to, old)) : 0.f;
+  // the sum's operand: the old destination less its zero point (rounded to f32 once)
+  if (a.beta != 0.f && a.dst_zp != 0 && !o.sum_of_stored_dst) dst = flushed(f, dst - static_cast<float>(a.dst_zp));
   if (a.src_zp != 0) x = flushed(f, x - static_cast<float>(a.src_zp));
   if (o.divides_last) {
     if (a.src_scales) x = flushed(f, rounded(scale * x));
@@ -326,14 +258,17 @@ enum tolerance : int {
   s32_through_f32,        // s32 copied, or with zero points, through f32: rounded beyond 2^24
   divides_last,           // (s_src * x + beta * dst) / s_dst
   reciprocal_last,        // (s_src * x + beta * dst) * (1 / s_dst)
-  zero_point_before_sum,  // (x + zp_dst) + beta * dst
+  sum_of_stored_dst,      // (x + beta * dst) + zp_dst: dst read with its zero point
+  zero_point_first,       // (x + zp_dst) + beta * dst: the same, the zero point added first
   tolerance_count
 };
 
 const char* const tolerance_names[tolerance_count] = {
     "-0 written +0", "subnormals flushed (bf16)", "beyond 2^31 or Inf -> s8/u8 wrapped", "beyond 2^31 -> s32 INT_MIN",
     "NaN with another payload or sign", "signalling NaN copied quieted", "NaN -> integer", "s32 zero points wrapped past the range",
-    "s32 -> s32 through f32", "divided by the dst scale last", "multiplied by 1 / dst scale last", "dst zero point added before the sum"};
+    "s32 -> s32 through f32", "divided by the dst scale last", "multiplied by 1 / dst scale last",
+    "sum of dst with its zero point: (x + beta * dst) + zp_dst",
+    "sum of dst with its zero point, added first: (x + zp_dst) + beta * dst"};
 
 using excused_counts = std::array<long long, tolerance_count>;
 
@@ -350,13 +285,26 @@ bool same_up_to_zero_sign(data_type dt, std::uint32_t a, std::uint32_t b) {
 tolerance explain(const arithmetic& a, std::uint32_t src, std::uint32_t old, float scale, std::uint32_t theirs) {
   order oracle_order;
   oracle_order.divides_last = oracle.divides_by_dst_scale;
-  oracle_order.zero_point_before_sum = oracle.zero_point_before_sum;
+  oracle_order.sum_of_stored_dst = oracle.sum_reads_dst_zero_point;
   const modelled ours = model(a, src, old, scale, {});
   // memfmt's semantics computed in this oneDNN's order: its other rows start from it
   const modelled m = model(a, src, old, scale, oracle_order);
   // (a NaN of either sign: the order decides whether infinities meet)
   const auto same = [&](std::uint32_t bits) { return theirs == bits || (is_nan_bits(a.to, bits) && is_nan_bits(a.to, theirs)); };
-  if (m.bits != ours.bits && same(m.bits)) return oracle.divides_by_dst_scale ? divides_last : zero_point_before_sum;
+  if (m.bits != ours.bits && same(m.bits)) {
+    if (a.beta == 0.f || a.dst_zp == 0) return divides_last;  // (the sum's order changes nothing then)
+    // the division last alone, where it explains the element
+    order divided = oracle_order;
+    divided.sum_of_stored_dst = false;
+    const std::uint32_t bits = model(a, src, old, scale, divided).bits;
+    return oracle.divides_by_dst_scale && bits != ours.bits && same(bits) ? divides_last : sum_of_stored_dst;
+  }
+  if (oracle.zero_point_before_sum && a.beta != 0.f && a.dst_zp != 0) {
+    order first = oracle_order;
+    first.zero_point_before_sum = true;
+    const std::uint32_t bits = model(a, src, old, scale, first).bits;
+    if (bits != ours.bits && same(bits)) return zero_point_first;
+  }
   if (oracle.divides_by_dst_scale && a.dst_scale != 1.f) {
     order reciprocal = oracle_order;
     reciprocal.by_reciprocal = true;
@@ -790,10 +738,11 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][onednn][attr]") {
       // per-channel source scale and with a sum
       t.add(compare({{2, 19, 3, 4}, from, to, "nhwc", "nChw16c", 1.7f, 1 << 1, 0, 0, 0.f, 4.f}, rng()));
       t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 1.f, 0, 0, 0, 0.5f, 3.f}, rng()));
-      // a sum with a destination zero point (zero_point_before_sum)
+      // a sum with a destination zero point (sum_of_stored_dst), with a destination scale too
       if (memfmt::is_integral(to)) t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nhwc", 0.5f, 0, 0, -5, 1.f}, rng()));
+      if (memfmt::is_integral(to)) t.add(compare({{2, 19, 3, 4}, from, to, "nchw", "nChw16c", 1.f, 0, 0, 3, -2.f, 3.f}, rng()));
     }
-  t.require("attributes", 116);  // every one
+  t.require("attributes", 128);  // every one
 }
 // Every tag name oneDNN 2.6 has, grouped by ndims.
 std::vector<std::vector<const char*>> onednn_tags_by_ndims() {

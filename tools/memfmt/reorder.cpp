@@ -170,7 +170,7 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-/// The formula of `a` in words, e.g. "dst = 0.5 * (src - 2) + 0.5 * dst + 1".
+/// The formula of `a` in words, e.g. "dst = 0.5 * (src - 2) + 0.5 * (dst - 1) + 1".
 std::string describe_attr(const memfmt::reorder_attr& a) {
   std::string x = "src";
   if (a.src_zero_point != 0) x = "(src - " + std::to_string(a.src_zero_point) + ")";
@@ -178,7 +178,9 @@ std::string describe_attr(const memfmt::reorder_attr& a) {
     return s.mask == 0 ? fmt("%g", static_cast<double>(s.values[0])) : "s[mask " + std::to_string(s.mask) + "]";
   };
   if (!a.src_scales.empty()) x = scale_text(a.src_scales) + " * " + x;
-  if (a.sum_beta != 0.f) x += " + " + fmt("%g", static_cast<double>(a.sum_beta)) + " * dst";
+  if (a.sum_beta != 0.f)
+    x += " + " + fmt("%g", static_cast<double>(a.sum_beta)) +
+         (a.dst_zero_point != 0 ? " * (dst - " + std::to_string(a.dst_zero_point) + ")" : " * dst");
   if (!a.dst_scales.empty()) x = "(" + x + ") / " + scale_text(a.dst_scales);
   if (a.dst_zero_point != 0) x += " + " + std::to_string(a.dst_zero_point);
   return "dst = " + x;
@@ -409,7 +411,8 @@ std::size_t available_memory() {
 /// Which known error of oneDNN 2.6 (docs/reorder.md) explains every element where
 /// memfmt and oneDNN differ, checked element by element from its inputs; empty when
 /// none does. Explained so far, into f32 without scales, where memfmt's value is the
-/// documented one: a sum with a destination zero point (2.6 adds zp_dst before
+/// documented one, (x + beta * (dst - zp_dst)) + zp_dst: a sum with a destination zero
+/// point (2.6 reads dst with its zero point and adds zp_dst first, (x + zp_dst) +
 /// beta * dst), and zero points its jit reorder drops (2.6 writes the source as is).
 std::string known_onednn26_error(const problem& p, const unsigned char* src, const unsigned char* initial,
                                  const unsigned char* mine, const unsigned char* theirs, std::size_t dst_bytes) {
@@ -438,9 +441,10 @@ std::string known_onednn26_error(const problem& p, const unsigned char* src, con
       // volatile: each step rounded to f32, no fused multiply-add
       const volatile float s = memfmt::detail::load_as_f32(p.src.get_data_type(), src + from);
       const volatile float x = s - static_cast<float>(a.src_zero_point);
-      const volatile float beta_dst = a.sum_beta * f32_at(initial, at);
       const volatile float zp = static_cast<float>(a.dst_zero_point);
-      const volatile float documented_part = x + beta_dst, onednn26_part = x + zp;
+      const volatile float old = f32_at(initial, at), old_value = old - zp;
+      const volatile float beta_dst = a.sum_beta * old, beta_value = a.sum_beta * old_value;
+      const volatile float documented_part = x + (a.sum_beta != 0.f ? beta_value : 0.f), onednn26_part = x + zp;
       const float documented = documented_part + zp;
       const float onednn26 = sum_order ? onednn26_part + beta_dst : s;
       if (f32_at(mine, at) != documented || f32_at(theirs, at) != onednn26) return "";
@@ -457,7 +461,7 @@ std::string known_onednn26_error(const problem& p, const unsigned char* src, con
   for (std::size_t k = 0; k + sizeof(float) <= dst_bytes; k += sizeof(float))
     differing += std::memcmp(mine + k, theirs + k, sizeof(float)) != 0;
   if (differing != logical_differences) return "";
-  return sum_order ? "it adds the destination zero point before beta * dst"
+  return sum_order ? "its sum reads dst with its zero point, added before the sum: (x + zp_dst) + beta * dst"
                    : "its jit reorder drops the zero points, writing the source as it is";
 }
 

@@ -1,7 +1,19 @@
 #pragma once
 /// @file
-/// Reorder attributes, oneDNN v3's model:
-/// `dst = (s_src * (src - zp_src) + beta * dst) / s_dst + zp_dst`.
+/// Reorder attributes, the model of oneDNN 3.x's reference reorder (benchdnn):
+/// `dst = (s_src * (src - zp_src) + beta * (dst_old - zp_dst)) / s_dst + zp_dst`:
+/// a sum reads the old destination without its zero point.
+///
+/// Computed in f32 per element, each step rounded to f32, in this order (a step whose
+/// parameter is neutral skipped: zero point 0, factor 1, no sum):
+/// `x = src - zp_src; x = (s_src / s_dst) * x; d = dst_old - zp_dst;
+///  x = x + (beta / s_dst) * d; x = x + zp_dst`, then stored in the destination type
+/// (rounded to nearest even, integers saturated). `s_src / s_dst` and `beta / s_dst` are
+/// each rounded once; the product `(beta / s_dst) * d` is rounded before it is added
+/// (no fused multiply-add). The zero point is added last, after the sum, as 3.x's
+/// reference adds it; oneDNN 2.6's `simple:any` adds it before the sum (`(x + zp_dst) +
+/// beta * dst_old`), which for f32 destinations can change the last bit. oneDNN's own
+/// reorders read the old destination as stored (docs/reorder.md).
 
 #include <cstdint>
 #include <vector>

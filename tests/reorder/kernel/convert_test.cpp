@@ -107,15 +107,18 @@ void run_copy(conversion c, const void* src, void* dst, dim count) {
 }
 
 /// Converts `src` (count elements of c.src) with the kernels of every target and
-/// with the reference; returns the number of elements that differ.
-std::size_t compare_all_targets(const conversion& c, const void* src, dim count) {
+/// with the reference, into `old` (count elements of c.dst, which a sum reads; null:
+/// zeros); returns the number of elements that differ.
+std::size_t compare_all_targets(const conversion& c, const void* src, dim count, const void* old = nullptr) {
   const std::size_t dsz = memfmt::data_type_size(c.dst), ssz = memfmt::data_type_size(c.src);
-  std::vector<std::byte> expected(static_cast<std::size_t>(count) * dsz);
+  std::vector<std::byte> initial(static_cast<std::size_t>(count) * dsz);
+  if (old != nullptr) std::memcpy(initial.data(), old, initial.size());
+  std::vector<std::byte> expected = initial;
   for (dim k = 0; k < count; ++k)
     memfmt::detail::convert_element(c, static_cast<const std::byte*>(src) + k * ssz, expected.data() + k * dsz, nullptr);
   std::size_t differ = 0;
   for_each_target([&](std::int64_t target) {
-    std::vector<std::byte> dst(expected.size());
+    std::vector<std::byte> dst = initial;
     run_copy(c, src, dst.data(), count);
     if (dst == expected) return;
     std::size_t here = 0;
@@ -234,7 +237,10 @@ float stepwise(const conversion& c, float x, float scale, float old) {
   auto r = [](double v) { return static_cast<float>(v); };
   if (c.src_zero_point != 0) x = r(double{x} - double{static_cast<float>(c.src_zero_point)});
   x = r(double{r(double{c.alpha} * double{scale})} * double{x});
-  if (c.beta != 0.f) x = r(double{x} + double{r(double{c.beta} * double{old})});
+  if (c.beta != 0.f) {
+    const float d = c.dst_zero_point != 0 ? r(double{old} - double{static_cast<float>(c.dst_zero_point)}) : old;
+    x = r(double{x} + double{r(double{c.beta} * double{d})});
+  }
   if (c.dst_zero_point != 0) x = r(double{x} + double{static_cast<float>(c.dst_zero_point)});
   return x;
 }
@@ -293,6 +299,37 @@ void check_every_pattern(std::initializer_list<data_type> sources) {
 
 TEST_CASE("every target converts all 65536 f16 and bf16 patterns like the reference", "[convert][kernel]") {
   check_every_pattern<std::uint16_t>({data_type::f16, data_type::bf16});
+}
+
+TEST_CASE("a sum with a destination zero point: every target reads the old destination less its zero point like "
+          "the reference",
+          "[convert][kernel]") {
+  // random bits of each type (NaN, infinities, -0, subnormals among them) as sources and
+  // old destinations, 1001 of them: whole vectors and a tail on every target
+  std::mt19937 rng(31);
+  constexpr dim count = 1001;
+  const auto random_bytes = [&](data_type dt) {
+    std::vector<std::byte> v(static_cast<std::size_t>(count) * memfmt::data_type_size(dt));
+    for (std::byte& b : v) b = static_cast<std::byte>(rng());
+    return v;
+  };
+  for (const data_type s : all_types) {
+    for (const data_type d : all_types) {
+      const std::vector<std::byte> src = random_bytes(s), old = random_bytes(d);
+      for (const float beta : {1.f, 0.5f, -2.f}) {
+        conversion c;
+        c.src = s;
+        c.dst = d;
+        c.beta = beta;
+        c.dst_zero_point = d == data_type::u8 ? 128 : -5;
+        INFO(memfmt::to_string(s) << " -> " << memfmt::to_string(d) << ", beta " << beta);
+        CHECK(compare_all_targets(c, src.data(), count, old.data()) == 0);
+        c.alpha = 0.75f;  // with a scale and a source zero point
+        c.src_zero_point = 3;
+        CHECK(compare_all_targets(c, src.data(), count, old.data()) == 0);
+      }
+    }
+  }
 }
 
 TEST_CASE("every target converts all 256 f8 patterns like the reference", "[convert][kernel][f8]") {

@@ -286,7 +286,8 @@ void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
       v = no_contract_v(hn::Mul(m, v));
     }
     if (has_beta) {
-      const VF old = count == N ? load_f32<D>(old_at) : load_f32_first<D>(old_at, count);
+      VF old = count == N ? load_f32<D>(old_at) : load_f32_first<D>(old_at, count);
+      if (has_dst_zp) old = hn::Sub(old, dst_zp);  // the sum reads dst without its zero point
       v = hn::Add(v, no_contract_v(hn::Mul(beta, old)));
     }
     if (has_dst_zp) v = hn::Add(v, dst_zp);

@@ -273,15 +273,20 @@ inline void store_from_f32(data_type dt, float f, void* p) noexcept {
 }
 
 /// The arithmetic of a non-plain conversion, in this order, each step rounded to f32:
-/// `x -= src_zp; x = (alpha * scale) * x; x += beta * dst_old; x += dst_zp`.
-/// A step whose parameter is neutral (zero point 0, alpha 1 without scales, beta 0)
-/// is skipped, so -0.f survives a type conversion.
+/// `x -= src_zp; x = (alpha * scale) * x; d = dst_old - dst_zp; x += beta * d;
+/// x += dst_zp`. The sum reads the old destination without its zero point, as oneDNN
+/// 3.x's reference does (`d` only with a sum). A step whose parameter is neutral (zero
+/// point 0, alpha 1 without scales, beta 0) is skipped, so -0.f survives a type
+/// conversion.
 /// @param scale  the element's entry of `c.scales`, or nullptr when there are none
 inline float convert_value(const conversion& c, float x, const float* scale, float dst_old) noexcept {
   if (c.src_zero_point != 0) x = x - static_cast<float>(c.src_zero_point);
   if (scale != nullptr) x = no_contract((c.alpha * *scale) * x);
   else if (c.alpha != 1.f) x = no_contract(c.alpha * x);
-  if (c.beta != 0.f) x = x + no_contract(c.beta * dst_old);
+  if (c.beta != 0.f) {
+    const float d = c.dst_zero_point != 0 ? dst_old - static_cast<float>(c.dst_zero_point) : dst_old;
+    x = x + no_contract(c.beta * d);
+  }
   if (c.dst_zero_point != 0) x = x + static_cast<float>(c.dst_zero_point);
   return x;
 }

@@ -64,14 +64,14 @@ inline constexpr dim tile_rows_max = 256;
 inline constexpr int kernel_kind_count = static_cast<int>(kernel_kind::tile) + 1;
 
 /// The element conversion, oneDNN's reorder semantics:
-/// `dst = saturate(round(alpha * scales[k] * (src - src_zp) + beta * dst_old + dst_zp))`,
+/// `dst = saturate(round(alpha * scales[k] * (src - src_zp) + beta * (dst_old - dst_zp) + dst_zp))`,
 /// computed in f32, one rounding per operation (never fused into an FMA).
 /// See convert_scalar.hpp for the exact definition every kernel reproduces bit for bit.
 struct conversion {
   data_type src = data_type::undef, dst = data_type::undef;
   float alpha = 1.f;              ///< common scale (src_scale / dst_scale combined)
   const float* scales = nullptr;  ///< optional per-element factor, indexed by sum(idx * scale_stride); multiplies alpha
-  float beta = 0.f;               ///< sum: dst = ... + beta * dst_old (the plan's beta / s_dst)
+  float beta = 0.f;               ///< sum: dst = ... + beta * (dst_old - dst_zp) (the plan's beta / s_dst)
   std::int32_t src_zero_point = 0, dst_zero_point = 0;
 
   /// Same type and no arithmetic: the kernels copy bytes, bit-exactly (NaN payloads,
