@@ -27,7 +27,7 @@ elseif(MSVC)
 endif()
 
 # MEMFMT_COVERAGE: coverage counters in everything CTest runs: with clang, source-based
-# coverage (llvm-cov; cheap enough for the clang configuration of CI), with GCC, gcov
+# coverage (llvm-cov; cheap enough for the asan configuration of CI), with GCC, gcov
 # counters (gcovr; atomic, as reorders run on several threads: much slower).
 option(MEMFMT_COVERAGE "Build tests, examples and tools with coverage counters (clang: llvm-cov, GCC: gcov)" OFF)
 if(MEMFMT_COVERAGE)
