@@ -112,6 +112,12 @@ inline void fill_random(const memfmt::desc& d, unsigned char* data, float lo, fl
         std::memcpy(data + k, &v, 4);
       }
       return;
+    case memfmt::data_type::f64:
+      for (std::size_t k = 0; k + 8 <= bytes; k += 8) {
+        const double v = g.uniform(lo, hi);
+        std::memcpy(data + k, &v, 8);
+      }
+      return;
     case memfmt::data_type::bf16:
     case memfmt::data_type::f16:
       for (std::size_t k = 0; k + 2 <= bytes; k += 2) {
@@ -246,7 +252,7 @@ inline plan_summary summarize(const memfmt::reorder& r) {
   for (const auto& p : r.nests()) {
     memfmt::dim count = 1;
     for (int i = 0; i < p.loops.nloops; ++i) count *= p.loops.loops[i].extent;
-    s.elements[static_cast<int>(p.loops.kind)] += count;
+    s.elements[static_cast<int>(p.loops.kind)] += count / p.parts;  // (elements, not the units they move as)
   }
   int best = 0;
   for (int k = 1; k < plan_summary::kinds; ++k)

@@ -1,7 +1,9 @@
 // The core vocabulary: dims (a constexpr fixed-capacity vector), data types, errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -56,6 +58,7 @@ static_assert(memfmt::data_type_size(data_type::s8) == sizeof(std::int8_t));
 static_assert(memfmt::data_type_size(data_type::u8) == sizeof(std::uint8_t));
 static_assert(memfmt::data_type_size(data_type::f16) == sizeof(std::uint16_t));
 static_assert(memfmt::data_type_size(data_type::bf16) == sizeof(std::uint16_t));
+static_assert(memfmt::data_type_size(data_type::f64) == sizeof(double));
 static_assert(memfmt::data_type_size(data_type::undef) == 0);
 
 }  // namespace
@@ -119,7 +122,11 @@ TEST_CASE("data types: sizes, names and integrality", "[core][data_type]") {
   CHECK(memfmt::to_string(data_type::s32) == "s32");
   CHECK(memfmt::to_string(data_type::s8) == "s8");
   CHECK(memfmt::to_string(data_type::u8) == "u8");
+  CHECK(memfmt::to_string(data_type::f64) == "f64");
   CHECK(memfmt::to_string(data_type::undef) == "undef");
+  CHECK(memfmt::is_floating_point(data_type::f64));
+  CHECK_FALSE(memfmt::is_integral(data_type::f64));
+  CHECK(std::count(std::begin(memfmt::all_data_types), std::end(memfmt::all_data_types), data_type::f64) == 1);
   CHECK(memfmt::is_integral(data_type::s32));
   CHECK(memfmt::is_integral(data_type::s8));
   CHECK(memfmt::is_integral(data_type::u8));

@@ -237,6 +237,7 @@ TEST_CASE("str: data type, padding and offset flags, kind, tag, extra", "[desc][
   CHECK(desc({2, 17, 3, 3}, data_type::u8, "nChw16c").submemory_desc({1, 17, 3, 3}, {1, 0, 0, 0}).str() ==
         "u8:po:blocked:aBcd16b:f0");
   CHECK(desc::any({2, 3}, data_type::f16).str() == "f16::any:any:f0");
+  CHECK(desc({2, 17, 3, 3}, data_type::f64, "nChw8c").str() == "f64:p:blocked:aBcd8b:f0");
   CHECK(desc().str() == "undef::undef:undef:f0");
   const desc weights({2, 3}, data_type::s8, "ab");
   CHECK(weights.with_extra({memfmt::extra_flags::compensation_conv_s8s8, 1, 1.0f, 0}).str() == "s8::blocked:ab:f1:s8m1");

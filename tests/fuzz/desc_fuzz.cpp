@@ -30,8 +30,8 @@ constexpr std::string_view tag_names[] = {
 #undef MEMFMT_TAG_NAME
 };
 
-constexpr data_type types[] = {data_type::f32, data_type::bf16,    data_type::f16,     data_type::s32,  data_type::s8,
-                               data_type::u8,  data_type::f8_e5m2, data_type::f8_e4m3, data_type::undef};
+constexpr data_type types[] = {data_type::f32, data_type::bf16,    data_type::f16,     data_type::s32, data_type::s8,
+                               data_type::u8,  data_type::f8_e5m2, data_type::f8_e4m3, data_type::f64, data_type::undef};
 
 std::string show(const dims& v) {
   std::string s = "{";
@@ -115,6 +115,7 @@ data_type same_size_other(data_type t) {
     case data_type::u8: return data_type::s8;
     case data_type::f8_e5m2: return data_type::f8_e4m3;
     case data_type::f8_e4m3: return data_type::f8_e5m2;
+    case data_type::f64:  // (the only type of 8 bytes)
     case data_type::undef: break;
   }
   return data_type::undef;

@@ -46,7 +46,8 @@ using memfmt_test::dlpack::fill;
 using memfmt_test::dlpack::pattern;
 
 data_type parse_type(const std::string& name) {
-  for (data_type dt : {data_type::f32, data_type::f16, data_type::bf16, data_type::s32, data_type::s8, data_type::u8})
+  for (data_type dt :
+       {data_type::f32, data_type::f16, data_type::bf16, data_type::s32, data_type::s8, data_type::u8, data_type::f64})
     if (memfmt::to_string(dt) == name) return dt;
   throw py::value_error("unknown data type '" + name + "' (f32, f16, bf16, s32, s8, u8)");
 }

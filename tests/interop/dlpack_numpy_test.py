@@ -33,8 +33,8 @@ KDLCPU, KDLCUDA = 1, 2
 KDLINT, KDLUINT, KDLFLOAT, KDLBFLOAT = 0, 1, 2, 4
 
 # memfmt's types as NumPy's, and the unsigned type of their bits
-NUMPY_TYPE = {"f32": np.float32, "f16": np.float16, "s32": np.int32, "s8": np.int8, "u8": np.uint8}
-BITS_TYPE = {1: np.uint8, 2: np.uint16, 4: np.uint32}
+NUMPY_TYPE = {"f32": np.float32, "f16": np.float16, "s32": np.int32, "s8": np.int8, "u8": np.uint8, "f64": np.float64}
+BITS_TYPE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0])
 
 
@@ -50,6 +50,8 @@ def pattern(dtype, shape, seed=0):
     values[special] = SPECIALS[(k // 7 % 4)[special]]
     if dtype == "f32":
         return values.astype(np.float32).view(np.uint32)
+    if dtype == "f64":
+        return values.astype(np.float64).view(np.uint64)
     if dtype == "f16":
         return values.astype(np.float16).view(np.uint16)
     assert dtype == "bf16"

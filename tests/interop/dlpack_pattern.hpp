@@ -21,7 +21,7 @@ using memfmt::dims;
 using memfmt::memory;
 
 /// The bits of element number k (see the file comment).
-inline std::uint32_t pattern(data_type dt, std::int64_t k) {
+inline std::uint64_t pattern(data_type dt, std::int64_t k) {
   const auto n = static_cast<std::uint64_t>(k);
   float value = static_cast<float>(static_cast<int>((n * 13 + 5) % 101) - 50) * 0.25f;
   if (n % 7 == 3) {
@@ -33,6 +33,12 @@ inline std::uint32_t pattern(data_type dt, std::int64_t k) {
   std::memcpy(&f32, &value, 4);
   switch (dt) {
     case data_type::f32: return f32;
+    case data_type::f64: {
+      const double wide = value;  // (exact)
+      std::uint64_t b = 0;
+      std::memcpy(&b, &wide, 8);
+      return b;
+    }
     case data_type::bf16: return f32 >> 16;  // (exact: the values have few mantissa bits)
     case data_type::f16: {
       const std::uint32_t sign = f32 >> 31 << 15;
@@ -54,8 +60,13 @@ inline std::uint32_t pattern(data_type dt, std::int64_t k) {
 }
 
 /// The element of `m` at `index`, as bits.
-inline std::uint32_t bits_at(const memory& m, const dims& index) {
+inline std::uint64_t bits_at(const memory& m, const dims& index) {
   switch (m.get_desc().get_data_type()) {
+    case data_type::f64: {
+      std::uint64_t b = 0;
+      std::memcpy(&b, &m.at<double>(index), 8);
+      return b;
+    }
     case data_type::f32: {
       std::uint32_t b = 0;
       std::memcpy(&b, &m.at<float>(index), 4);
@@ -81,9 +92,14 @@ inline void fill(const memory& m, std::int64_t seed = 0) {
     if (v == 0) return;
   dims index = dims::filled(shape.size(), 0);
   for (std::int64_t k = seed;; ++k) {
-    const std::uint32_t b = pattern(d.get_data_type(), k);
+    const std::uint64_t b = pattern(d.get_data_type(), k);
     switch (d.get_data_type()) {
-      case data_type::f32: std::memcpy(&m.at<float>(index), &b, 4); break;
+      case data_type::f32: {
+        const auto b32 = static_cast<std::uint32_t>(b);
+        std::memcpy(&m.at<float>(index), &b32, 4);
+        break;
+      }
+      case data_type::f64: std::memcpy(&m.at<double>(index), &b, 8); break;
       case data_type::f16:
       case data_type::bf16: m.at<std::uint16_t>(index) = static_cast<std::uint16_t>(b); break;
       case data_type::s32: m.at<std::int32_t>(index) = static_cast<std::int32_t>(b); break;

@@ -32,8 +32,8 @@ using memfmt::dims;
 using memfmt::dlpack_dims;
 using memfmt::memory;
 
-constexpr data_type all_types[] = {data_type::f32, data_type::f16, data_type::bf16,
-                                   data_type::s32, data_type::s8,  data_type::u8};
+constexpr data_type all_types[] = {data_type::f32, data_type::f16, data_type::bf16, data_type::s32,
+                                   data_type::s8,  data_type::u8,  data_type::f64};
 
 /// Calls f(index) for every index of `shape`, row-major.
 template <class F>
@@ -54,7 +54,7 @@ void for_each_index(const dims& shape, F&& f) {
 
 /// The element of `t` at `index`, read as DLPack says (data + byte_offset, strides in
 /// elements or compact row-major), as bits.
-std::uint32_t bits_at(const DLTensor& t, const dims& index) {
+std::uint64_t bits_at(const DLTensor& t, const dims& index) {
   REQUIRE(index.size() == t.ndim);
   std::int64_t offset = 0, row_major = 1;
   for (int d = t.ndim - 1; d >= 0; --d) {
@@ -65,7 +65,7 @@ std::uint32_t bits_at(const DLTensor& t, const dims& index) {
   }
   REQUIRE(t.dtype.lanes == 1);
   const auto* at = static_cast<const unsigned char*>(t.data) + t.byte_offset + offset * (t.dtype.bits / 8);
-  std::uint32_t b = 0;
+  std::uint64_t b = 0;
   std::memcpy(&b, at, t.dtype.bits / 8);
   return b;
 }
@@ -107,7 +107,7 @@ void check_export(const memory& m, dlpack_dims how, Map to_exported) {
     std::int64_t count = 0;
     for_each_index(m.get_desc().get_dims(), [&](const dims& index) {
       const dims there = to_exported(index);
-      const std::uint32_t want = bits_at(m, index);
+      const std::uint64_t want = bits_at(m, index);
       if (bits_at(*t, there) != want || bits_at(back, there) != want) {
         FAIL_CHECK("element " << memfmt::detail::to_text(index) << " of " << m.get_desc().str() << " is not at "
                               << memfmt::detail::to_text(there));
@@ -132,6 +132,9 @@ TEST_CASE("data types cross both ways", "[dlpack]") {
   CHECK(memfmt::to_dlpack(data_type::s8).code == kDLInt);
   CHECK(memfmt::to_dlpack(data_type::s8).bits == 8);
   CHECK(memfmt::to_dlpack(data_type::u8).code == kDLUInt);
+  CHECK(memfmt::to_dlpack(data_type::f64).code == kDLFloat);
+  CHECK(memfmt::to_dlpack(data_type::f64).bits == 64);
+  CHECK(memfmt::from_dlpack(DLDataType{kDLFloat, 64, 1}) == data_type::f64);
   for (data_type dt : all_types) {
     const DLDataType t = memfmt::to_dlpack(dt);
     CHECK(t.lanes == 1);
@@ -142,8 +145,9 @@ TEST_CASE("data types cross both ways", "[dlpack]") {
   CHECK_THROWS_WITH(memfmt::to_dlpack(data_type::f8_e4m3), Contains("f8_e4m3 has no DLPack counterpart"));
   CHECK_THROWS_WITH(memfmt::to_dlpack(memory(desc({2, 3}, data_type::f8_e5m2, "ab"))),
                     Contains("f8_e5m2 has no DLPack counterpart"));
-  CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLFloat, 64, 1}),
-                    Contains("float64 (code 2, 64 bits, 1 lane) has no memfmt counterpart"));
+  CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLFloat, 8, 1}),
+                    Contains("float8 (code 2, 8 bits, 1 lane) has no memfmt counterpart"));
+  CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLFloat, 64, 2}), Contains("float64x2") && Contains("has 2 lanes"));
   CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLInt, 16, 1}), Contains("int16"));
   CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLUInt, 32, 1}), Contains("uint32"));
   CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLBfloat, 32, 1}), Contains("bfloat32"));
@@ -500,7 +504,7 @@ TEST_CASE("import: what memfmt cannot hold is refused by name", "[dlpack]") {
   CHECK_THAT(refused(t), Contains("device type (99)"));
 
   CHECK_THAT(refused(s.make(data, DLDataType{kDLFloat, 32, 2})), Contains("has 2 lanes"));
-  CHECK_THAT(refused(s.make(data, DLDataType{kDLFloat, 64, 1})), Contains("float64") && Contains("no memfmt counterpart"));
+  CHECK_THAT(refused(s.make(data, DLDataType{kDLInt, 64, 1})), Contains("int64") && Contains("no memfmt counterpart"));
   CHECK_THAT(refused(s.make(data, DLDataType{kDLUInt, 16, 1})), Contains("uint16"));
 
   tensor_spec scalar{{}, {}};

@@ -242,17 +242,20 @@ TEST_CASE("data types", "[interop][onednn]") {
     CHECK(from_dnnl(theirs) == ours);
   }
 #if MEMFMT_ONEDNN_V3
-  for (const auto& [ours, theirs] : {std::pair{data_type::f8_e5m2, dnnl_dt::f8_e5m2}, std::pair{data_type::f8_e4m3, dnnl_dt::f8_e4m3}}) {
+  for (const auto& [ours, theirs] : {std::pair{data_type::f8_e5m2, dnnl_dt::f8_e5m2}, std::pair{data_type::f8_e4m3, dnnl_dt::f8_e4m3},
+                                     std::pair{data_type::f64, dnnl_dt::f64}}) {
     CHECK(to_dnnl(ours) == theirs);
     CHECK(from_dnnl(theirs) == ours);
     check_twins(desc(dims{2, 20, 3, 3}, ours, "nChw16c"), dnnl_md({2, 20, 3, 3}, theirs, dnnl_tag::nChw16c));
   }
-  CHECK_THROWS_WITH(from_dnnl(dnnl_dt::f64), Contains("f64") && Contains("no memfmt counterpart"));
-  CHECK_THROWS_AS(from_dnnl(dnnl_md({2, 3}, dnnl_dt::f64, dnnl_tag::ab)), memfmt::error);
+  CHECK_THROWS_WITH(from_dnnl(dnnl_dt::e8m0), Contains("e8m0") && Contains("no memfmt counterpart"));
+  CHECK_THROWS_AS(from_dnnl(dnnl_md({2, 3}, dnnl_dt::e8m0, dnnl_tag::ab)), memfmt::error);
 #else
-  // oneDNN 2.x has no f8: refused by name, in both the type and a descriptor
+  // oneDNN 2.x has no f8 and no f64: refused by name, in both the type and a descriptor
   CHECK_THROWS_WITH(to_dnnl(data_type::f8_e5m2), Contains("has no data type f8_e5m2"));
   CHECK_THROWS_WITH(to_dnnl(desc(dims{2, 3}, data_type::f8_e4m3, "ab")), Contains("has no data type f8_e4m3"));
+  CHECK_THROWS_WITH(to_dnnl(data_type::f64), Contains("has no data type f64"));
+  CHECK_THROWS_WITH(to_dnnl(desc(dims{2, 3}, data_type::f64, "ab")), Contains("has no data type f64"));
 #endif
 }
 

@@ -91,6 +91,10 @@ TEST_CASE("the typed accessor reads and writes the element at a logical index", 
   memfmt::memory h(desc({4}, data_type::bf16, "a"));
   h.at<std::uint16_t>({3}) = 0x3f80;
   REQUIRE(static_cast<const std::uint16_t*>(h.get_data_handle())[3] == 0x3f80);
+  memfmt::memory w(desc({2, 3}, data_type::f64, "ba"));
+  w.at<double>({1, 2}) = 0.1;
+  REQUIRE(static_cast<const double*>(w.get_data_handle())[2 * 2 + 1] == 0.1);
+  REQUIRE_THROWS_AS(w.at<float>({0, 0}), memfmt::error);
 }
 
 TEST_CASE("set_data_handle borrows and zero-pads the new handle", "[memory]") {

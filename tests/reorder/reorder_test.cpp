@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -154,6 +155,64 @@ TEST_CASE("every pair of data types", "[reorder]") {
       check(desc(shape, from, "nChw8c"), desc(shape, to, "nhwc"));          // from padding
       check(desc({67, 130}, from, "ab"), desc({67, 130}, to, "ba"));         // large 2-D transpose
       check(desc({1000}, from, "a"), desc({1000}, to, "a"));                 // long rows, vector tails
+    }
+}
+
+TEST_CASE("f64 in plain and blocked layouts: exact values, zero padding over garbage", "[reorder][f64]") {
+  // each element's value from its logical index, with bits below f32's precision (a
+  // rounding through f32 would show), and some negative
+  const auto value = [](const dims& i) {
+    const double whole = static_cast<double>(((i[0] * 31 + i[1]) * 7 + i[2]) * 5 + i[3]);
+    return (i[1] % 3 == 1 ? -whole : whole) + 0x1p-30 * static_cast<double>(1 + i[3]);
+  };
+  const dims acts{2, 19, 3, 5}, weights{20, 12, 3, 3};
+  struct problem {
+    dims shape;
+    const char *from, *to;
+  };
+  for (const problem& p : {problem{acts, "nchw", "nChw8c"}, problem{acts, "nChw8c", "nchw"}, problem{acts, "nhwc", "nChw16c"},
+                           problem{acts, "nChw16c", "nChw8c"}, problem{weights, "oihw", "OIhw8i8o"},
+                           problem{weights, "OIhw8i8o", "oihw"}, problem{weights, "oihw", "OIhw4i16o4i"}})
+    for (const auto& types : {std::pair{data_type::f64, data_type::f64}, std::pair{data_type::f64, data_type::f32},
+                              std::pair{data_type::f32, data_type::f64}, std::pair{data_type::f64, data_type::s32}}) {
+      const data_type from = types.first, to = types.second;
+      INFO(p.from << " -> " << p.to << ", " << memfmt::to_string(from) << " -> " << memfmt::to_string(to));
+      const desc src(p.shape, from, p.from), dst(p.shape, to, p.to);
+      const std::size_t ssize = memfmt::data_type_size(from), dsize = memfmt::data_type_size(to);
+      std::vector<unsigned char> s(src.get_size(), 0xEE), d(dst.get_size() + guard, 0xA5);  // garbage: NaN in f64 and f32
+      for_each_index(p.shape, [&](const dims& i) {
+        const double v = value(i);
+        const float narrow = static_cast<float>(v);
+        std::memcpy(&s[static_cast<std::size_t>(src.offset(i)) * ssize], from == data_type::f64 ? static_cast<const void*>(&v) : &narrow, ssize);
+      });
+      reorder(src, dst).execute(s.data(), d.data());
+      std::vector<bool> element(dst.get_size() / dsize, false);
+      std::size_t wrong = 0;
+      for_each_index(p.shape, [&](const dims& i) {
+        const auto at = static_cast<std::size_t>(dst.offset(i));
+        element[at] = true;
+        // what each conversion gives: f64 itself; f32 rounded once (the hardware's
+        // conversion); f32 -> f64 the f32 exactly; s32 rounded half to even
+        const double v = value(i);
+        const double source = from == data_type::f64 ? v : static_cast<double>(static_cast<float>(v));
+        unsigned char want[8] = {};
+        if (to == data_type::f64) {
+          std::memcpy(want, &source, 8);
+        } else if (to == data_type::f32) {
+          const float f = static_cast<float>(source);
+          std::memcpy(want, &f, 4);
+        } else {
+          const auto n = static_cast<std::int32_t>(std::nearbyint(source));
+          std::memcpy(want, &n, 4);
+        }
+        wrong += std::memcmp(&d[at * dsize], want, dsize) != 0;
+      });
+      CHECK(wrong == 0);
+      std::size_t padding_written = 0;
+      for (std::size_t k = 0; k < element.size(); ++k)
+        if (!element[k]) padding_written += std::all_of(&d[k * dsize], &d[k * dsize] + dsize, [](unsigned char b) { return b == 0; });
+      CHECK(padding_written == static_cast<std::size_t>(std::count(element.begin(), element.end(), false)));
+      CHECK(std::all_of(d.end() - guard, d.end(), [](unsigned char b) { return b == 0xA5; }));
     }
 }
 

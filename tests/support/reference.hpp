@@ -5,8 +5,10 @@
 // `memfmt reorder --mode=C` settles with it where memfmt and oneDNN differ.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -179,6 +181,20 @@ inline void fill_random(data_type dt, void* p, std::size_t bytes, std::mt19937& 
       if (pick == 5) v = 1e-40f;  // subnormal
       if (pick == 6) v = 70000.f;  // f16 overflow
       std::memcpy(b + k, &v, 4);
+      continue;
+    }
+    if (dt == data_type::f64 && pick < 13) {
+      double v = static_cast<double>(real(rng)) + static_cast<double>(real(rng)) * 0x1p-30;  // bits below f32's
+      if (pick == 0) v = std::bit_cast<double>(0x7FF4000000000123u);  // signalling NaN with a payload
+      if (pick == 1) v = -0.0;
+      if (pick == 2) v = 1e300;
+      if (pick == 3) v = 2.5;  // a tie
+      if (pick == 4) v = -3.5;
+      if (pick == 5) v = 1e-310;  // subnormal
+      if (pick == 6) v = 65520.0 - 0x1p-30;  // below f16's overflow threshold, which f32 would round to
+      if (pick == 7) v = 1.0 + 0x1p-11 + 0x1p-40;  // above an f16 midpoint by less than f32 holds
+      if (pick == 8) v = -std::numeric_limits<double>::infinity();
+      std::memcpy(b + k, &v, 8);
       continue;
     }
     for (std::size_t j = 0; j < size; ++j) b[k + j] = static_cast<unsigned char>(byte(rng));

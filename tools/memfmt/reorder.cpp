@@ -228,8 +228,8 @@ void print_reorder_help() {
       "  --mem-check, --memory-kind, --mode-modifier, --num-streams, --repeats-per-prb,\n"
       "  --stream-kind, --summary, --execution-mode, --perf-template, --attr-same-pd-check,\n"
       "  --check-ref-impl, --global-impl, --global-skip-impl.\n"
-      "Skipped with the reason, and counted: data types memfmt lacks (f64, f8_e5m2, f8_e4m3, s4,\n"
-      "  u4, f4_e2m1, f4_e3m0, e8m0, boolean), --runtime-dim-mask other than 0, --engine=gpu,\n"
+      "Skipped with the reason, and counted: data types memfmt lacks (s4, u4, f4_e2m1, f4_e3m0,\n"
+      "  e8m0, boolean), --runtime-dim-mask other than 0, --engine=gpu,\n"
       "  --cross-engine other than none, --attr-fpmath other than strict, stochastic\n"
       "  --attr-rounding-mode, --attr-dropout, scales or zero points with groups or a data type\n"
       "  other than f32 / s32, zero points other than common, post-ops other than one sum, and\n"
@@ -351,7 +351,7 @@ std::string count_text(const differences& d) {
   return parts.empty() ? t : t + " (" + parts + ")";
 }
 
-/// A value of type `dt` as text: integers exactly, floating-point values to 9 digits.
+/// A value of type `dt` as text: integers exactly, floating-point values to 9 digits (f64 to 17).
 std::string value_text(data_type dt, const unsigned char* x) {
   char buf[64];
   if (dt == data_type::s32) {
@@ -362,6 +362,10 @@ std::string value_text(data_type dt, const unsigned char* x) {
     std::snprintf(buf, sizeof buf, "%d", static_cast<int>(static_cast<std::int8_t>(*x)));
   } else if (dt == data_type::u8) {
     std::snprintf(buf, sizeof buf, "%d", static_cast<int>(*x));
+  } else if (dt == data_type::f64) {
+    double v;
+    std::memcpy(&v, x, 8);
+    std::snprintf(buf, sizeof buf, "%.17g", v);
   } else {
     std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(memfmt::detail::load_as_f32(dt, x)));
   }

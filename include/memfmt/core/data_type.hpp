@@ -8,17 +8,19 @@
 namespace memfmt {
 
 /// The element type of a tensor (oneDNN's `memory::data_type`, the subset memfmt
-/// converts). f8_e5m2 and f8_e4m3 are the OCP 8-bit floating-point formats (OFP8).
-enum class data_type { undef, f16, bf16, f32, s32, s8, u8, f8_e5m2, f8_e4m3 };
+/// converts). f64 is the IEEE 754 binary64 double; f8_e5m2 and f8_e4m3 are the OCP
+/// 8-bit floating-point formats (OFP8).
+enum class data_type { undef, f16, bf16, f32, s32, s8, u8, f64, f8_e5m2, f8_e4m3 };
 
 /// Every data type but `undef`.
-inline constexpr data_type all_data_types[] = {data_type::f32, data_type::bf16,    data_type::f16,
-                                               data_type::s32, data_type::s8,      data_type::u8,
-                                               data_type::f8_e5m2, data_type::f8_e4m3};
+inline constexpr data_type all_data_types[] = {data_type::f32,     data_type::bf16,    data_type::f16,
+                                               data_type::s32,     data_type::s8,      data_type::u8,
+                                               data_type::f8_e5m2, data_type::f8_e4m3, data_type::f64};
 
 /// Bytes per element; 0 for `undef`.
 constexpr std::size_t data_type_size(data_type dt) noexcept {
   switch (dt) {
+    case data_type::f64: return 8;
     case data_type::f16:
     case data_type::bf16: return 2;
     case data_type::f32:
@@ -41,6 +43,7 @@ constexpr std::string_view to_string(data_type dt) noexcept {
     case data_type::s32: return "s32";
     case data_type::s8: return "s8";
     case data_type::u8: return "u8";
+    case data_type::f64: return "f64";
     case data_type::f8_e5m2: return "f8_e5m2";
     case data_type::f8_e4m3: return "f8_e4m3";
     case data_type::undef: break;

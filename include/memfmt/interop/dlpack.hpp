@@ -70,7 +70,7 @@ enum class dlpack_dims {
   logical,  ///< the logical dims, or a `memfmt::error` naming the blocked dim when strides cannot say it
 };
 
-/// DLPack's data type of `dt` (lanes 1): f32, f16 as kDLFloat, bf16 as kDLBfloat, s32, s8
+/// DLPack's data type of `dt` (lanes 1): f64, f32, f16 as kDLFloat, bf16 as kDLBfloat, s32, s8
 /// as kDLInt, u8 as kDLUInt.
 /// @throws error for `undef`, and for the f8 types (DLPack names them from 1.1 on; the
 ///         bridge is written against 0.6)
@@ -79,6 +79,7 @@ inline DLDataType to_dlpack(data_type dt) {
     return DLDataType{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1};
   };
   switch (dt) {
+    case data_type::f64: return make(kDLFloat, 64);
     case data_type::f32: return make(kDLFloat, 32);
     case data_type::f16: return make(kDLFloat, 16);
     case data_type::bf16: return make(kDLBfloat, 16);
@@ -294,12 +295,12 @@ inline data_type from_dlpack(DLDataType t) {
     detail::fail("from_dlpack: data type ", detail::dlpack::type_name(t), " has ", t.lanes,
                  " lanes; memfmt's elements are scalars (lanes 1)");
   for (const data_type ours :
-       {data_type::f32, data_type::f16, data_type::bf16, data_type::s32, data_type::s8, data_type::u8}) {
+       {data_type::f64, data_type::f32, data_type::f16, data_type::bf16, data_type::s32, data_type::s8, data_type::u8}) {
     const DLDataType theirs = to_dlpack(ours);
     if (theirs.code == t.code && theirs.bits == t.bits) return ours;
   }
   detail::fail("from_dlpack: DLPack data type ", detail::dlpack::type_name(t),
-               " has no memfmt counterpart (memfmt takes f32, f16, bf16, s32, s8, u8 from DLPack)");
+               " has no memfmt counterpart (memfmt takes f64, f32, f16, bf16, s32, s8, u8 from DLPack)");
 }
 
 /// The descriptor of DLPack's `t`: a strided desc of its shape and strides, whose

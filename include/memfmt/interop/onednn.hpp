@@ -43,8 +43,8 @@ namespace memfmt {
 static_assert(DNNL_MAX_NDIMS == max_ndims, "memfmt and oneDNN must agree on the most dims a tensor has");
 
 /// oneDNN's data type of `dt` (`undef` for `undef`).
-/// @throws error naming the type when the oneDNN compiled against lacks it (the f8
-///         types before oneDNN 3)
+/// @throws error naming the type when the oneDNN compiled against lacks it (f64 and the
+///         f8 types before oneDNN 3)
 inline dnnl::memory::data_type to_dnnl(data_type dt) {
   using dnnl_dt = dnnl::memory::data_type;
   switch (dt) {
@@ -55,9 +55,11 @@ inline dnnl::memory::data_type to_dnnl(data_type dt) {
     case data_type::s8: return dnnl_dt::s8;
     case data_type::u8: return dnnl_dt::u8;
 #if DNNL_VERSION_MAJOR >= 3
+    case data_type::f64: return dnnl_dt::f64;
     case data_type::f8_e5m2: return dnnl_dt::f8_e5m2;
     case data_type::f8_e4m3: return dnnl_dt::f8_e4m3;
 #else
+    case data_type::f64:
     case data_type::f8_e5m2:
     case data_type::f8_e4m3:
       detail::fail("to_dnnl: oneDNN ", DNNL_VERSION_MAJOR, ".", DNNL_VERSION_MINOR, " has no data type ", to_string(dt));
@@ -68,13 +70,13 @@ inline dnnl::memory::data_type to_dnnl(data_type dt) {
 }
 
 /// memfmt's data type of `dt`.
-/// @throws error naming the type when memfmt has no such type (f64, s4, ...)
+/// @throws error naming the type when memfmt has no such type (s4, u4, ...)
 inline data_type from_dnnl(dnnl::memory::data_type dt) {
   for (const data_type ours : {data_type::undef, data_type::f16, data_type::bf16, data_type::f32, data_type::s32,
                                data_type::s8, data_type::u8
 #if DNNL_VERSION_MAJOR >= 3
                                ,
-                               data_type::f8_e5m2, data_type::f8_e4m3
+                               data_type::f64, data_type::f8_e5m2, data_type::f8_e4m3
 #endif
        })
     if (to_dnnl(ours) == dt) return ours;

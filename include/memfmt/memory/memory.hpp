@@ -151,6 +151,7 @@ class memory {
   static constexpr bool fits(data_type dt) {
     switch (dt) {
       case data_type::f32: return std::is_same_v<T, float>;
+      case data_type::f64: return std::is_same_v<T, double>;
       case data_type::s32: return std::is_same_v<T, std::int32_t>;
       case data_type::s8: return std::is_same_v<T, std::int8_t>;
       case data_type::u8:

@@ -19,6 +19,7 @@
 #include "memfmt/reorder/pass/cut.hpp"
 #include "memfmt/reorder/pass/fuse.hpp"
 #include "memfmt/reorder/pass/simplify.hpp"
+#include "memfmt/reorder/pass/split.hpp"
 #include "memfmt/reorder/pass/zero_tails.hpp"
 #include "memfmt/reorder/placed_nest.hpp"
 
@@ -50,10 +51,13 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 /// Lowers src -> dst into nests: the copies of the valid region, then the zero fills of
 /// the destination's padding (folded into the copies where they continue their rows,
 /// unless `zero_tails` is false). Returns false when the blockings do not nest.
+/// `parts` > 1 splits every element into that many units (pass/split.hpp) where the
+/// nests have room for the loop it adds (then every nest's `parts` says so).
 /// @pre same dims, both blocked; `scale_strides[d]` is d's row-major stride in the
-///      scale array (0 for dims the scales do not vary over)
+///      scale array (0 for dims the scales do not vary over); `parts` divides the
+///      destination element's bytes
 inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, std::vector<placed_nest>& out,
-                  bool zero_tails = true) {
+                  bool zero_tails = true, dim parts = 1) {
   const int n = src.get_ndims();
   const dims logical = dst.get_dims(), padded = dst.get_padded_dims();
   const blocking src_blocking = src.get_blocking(), dst_blocking = dst.get_blocking();
@@ -81,7 +85,11 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
   for (int d = 0; d < n; ++d) combinations *= first[static_cast<std::size_t>(d) + 1] - first[static_cast<std::size_t>(d)];
   out.reserve(out.size() + combinations);
   std::array<std::size_t, max_ndims> pick{};
-  const auto dst_bytes = static_cast<dim>(data_type_size(dst.get_data_type()));
+  // every nest has a loop per piece of every dim before simplify
+  int raw_loops = 0;
+  for (int d = 0; d < n; ++d) raw_loops += cuts[static_cast<std::size_t>(d)].count;
+  if (raw_loops >= max_loops) parts = 1;
+  const auto dst_bytes = static_cast<dim>(data_type_size(dst.get_data_type())) / parts;
   for (;;) {
     placed_nest& p = out.emplace_back();  // in place: a nest is over a kilobyte
     bool zero_fill = false;
@@ -104,6 +112,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
       p.src_base = 0;
       for (int i = 0; i < p.loops.nloops; ++i) p.loops.loops[i].src_stride = 0;
     }
+    if (parts > 1) split_elements(p, parts, zero_fill);
     simplify(p.loops, zero_fill, dst_bytes);
     if (p.loops.kind == kernel_kind::gather) gather_tables(p.loops, p.gather_src, p.gather_scale);
     int d = n - 1;

@@ -36,6 +36,9 @@ struct placed_nest {
   int fused_loops = 0;
   /// Its part in a staged pair (its offsets into the scratch are from 0).
   stage staged = stage::none;
+  /// Units each element of the reorder moves as (pass/split.hpp): 2 for a plain copy of
+  /// f64 as pairs of 4-byte elements, whose strides and offsets then count those.
+  dim parts = 1;
 };
 
 }  // namespace memfmt::detail

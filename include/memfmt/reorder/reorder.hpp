@@ -213,7 +213,9 @@ class reorder {
   };
 
   ready_nest ready(const detail::placed_nest& p, const unsigned char* s, unsigned char* d) const {
-    return ready_nest{&p.loops, s + p.src_base * src_size_, d + p.dst_base * dst_size_, p.loops.outer_count()};
+    // (offsets count the units the nest's elements move as: pass/split.hpp)
+    return ready_nest{&p.loops, s + p.src_base * (src_size_ / p.parts), d + p.dst_base * (dst_size_ / p.parts),
+                      p.loops.outer_count()};
   }
 
   void run_ready(const ready_nest& r, dim begin, dim end) const {
@@ -353,10 +355,13 @@ class reorder {
                            (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
                            plan_.scales.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
     std::vector<detail::placed_nest> nests;
+    // a plain copy of f64 moves pairs of 4-byte elements, which every kernel takes
+    const dim parts = cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 8 ? 2 : 1;
     // (the integer path writes padding with its own zero fills)
     // (a beta per index, with per-index destination scales, runs element by element: the
     // kernels take one beta)
-    elementwise_ = !sum_betas_.empty() || !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_);
+    elementwise_ =
+        !sum_betas_.empty() || !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts);
     // a destination that will not be read back from the last-level cache is written around
     // it (whole aligned vectors only; results are the same): the source passes through the
     // cache too, so once both do not fit, the first destination lines are gone before the
@@ -367,15 +372,17 @@ class reorder {
     const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
     // conversions whose layout change would run as tiles go in two stages (not on the
     // integer path: run_integer_nest applies the reorder's conversion to every nest, a
-    // stage's move too)
+    // stage's move too; not with f64, whose conversions run as scalar rows)
     const bool converts = !cvt.is_plain_copy() || !plan_.scales.empty();
     std::vector<detail::placed_nest> planned;
     planned.reserve(nests.size());
     for (std::size_t k = 0; k < nests.size(); ++k) {
       detail::placed_nest& p = nests[k];
       p.loops.cvt = cvt;
+      if (p.parts > 1) p.loops.cvt.src = p.loops.cvt.dst = data_type::f32;  // (a plain copy of its units)
+      const dim unit_bytes = src_size_ / p.parts;
       const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
-      if (converts && !fused && !integer_zero_points_) {
+      if (converts && !fused && !integer_zero_points_ && !cvt.has_f64()) {
         detail::placed_nest first, second;
         if (detail::stage_conversion(p, threads, first, second)) {
           second.loops.stream_stores = stream;
@@ -388,12 +395,14 @@ class reorder {
       // (gathers of 4-byte elements stay: as tiles they gained nothing in cache and lost
       // from memory)
       const bool gather = p.loops.kind == detail::kernel_kind::gather;
-      if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && (!gather || src_size_ <= 2)) {
-        detail::use_tiles(p.loops, src_size_);
+      // (f64 copies the plan could not split stay as they are: scalar rows)
+      if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && (!gather || unit_bytes <= 2) && unit_bytes <= 4) {
+        detail::use_tiles(p.loops, unit_bytes);
         if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
           p.gather_src.clear();
           p.gather_scale.clear();
-          if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory) detail::order_tiles_for_memory(p.loops, src_size_);
+          if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory)
+            detail::order_tiles_for_memory(p.loops, unit_bytes);
         }
       }
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;

@@ -342,7 +342,7 @@ TEST_CASE("every target converts f32 at every f8 rounding point like the referen
   std::vector<float> points{0.f, 0x1p-30f, 1e-40f, 1e30f, std::numeric_limits<float>::infinity()};
   for (const data_type f8 : {data_type::f8_e5m2, data_type::f8_e4m3}) {
     std::vector<float> values;
-    for (std::uint32_t b = 0; b < 0x80; ++b) {
+    for (std::uint64_t b = 0; b < 0x80; ++b) {  // (as wide as the widest type load_as_f32 reads)
       const float v = memfmt::detail::load_as_f32(f8, &b);
       if (!std::isnan(v) && !std::isinf(v)) values.push_back(v);
     }

@@ -140,6 +140,10 @@ inline void fill_random(std::vector<std::byte>& buf, data_type dt, std::mt19937_
     }
     if (dt == data_type::f32) {
       std::memcpy(buf.data() + k * size, &v, size);
+    } else if (dt == data_type::f64) {
+      // (some with bits below f32's, which a rounding through f32 would lose)
+      const double w = static_cast<double>(v) * (pick == 4 ? 1.0 + 0x1p-40 : 1.0);
+      std::memcpy(buf.data() + k * size, &w, size);
     } else {
       const std::uint16_t h = dt == data_type::f16 ? memfmt::detail::f32_to_f16_bits(v) : memfmt::detail::f32_to_bf16_bits(v);
       std::memcpy(buf.data() + k * size, &h, size);

@@ -331,11 +331,17 @@ inline bool one_pass(convert_rows_fn convert, const float* scales, dim scale_str
   return convert != nullptr && (scales == nullptr || scale_stride == 0);
 }
 
+/// Whether the vector conversions take type DT: all but f64, whose conversions go as
+/// scalar rows (run_nest_target), in double.
+template <data_type DT>
+inline constexpr bool vector_type = DT != data_type::f64;
+
 /// Whether convert_rows<S, D> exists: not for the f8 types, whose conversions, rarer,
 /// take the two stages rather than 28 more one-pass functions per target.
 template <data_type S, data_type D>
 inline constexpr bool one_pass_pair = S != data_type::f8_e5m2 && S != data_type::f8_e4m3 &&
-                                      D != data_type::f8_e5m2 && D != data_type::f8_e4m3;
+                                      D != data_type::f8_e5m2 && D != data_type::f8_e4m3 && vector_type<S> &&
+                                      vector_type<D>;
 
 /// convert_rows for run-time source and destination types; null where the target has
 /// none (has_convert_rows) or the pair has none (one_pass_pair).
@@ -353,24 +359,38 @@ inline convert_rows_fn pick_convert_rows(data_type s, data_type d) {
 #endif
 }
 
+// (The stages of the vector types; null for f64, which no vector kernel is given.)
+
 /// Stage A for a run-time source type.
 inline to_f32_row_fn pick_to_f32_row(data_type s) {
-  return visit_data_type(s, []<data_type S>() -> to_f32_row_fn { return &to_f32_row<S>; });
+  return visit_data_type(s, []<data_type S>() -> to_f32_row_fn {
+    if constexpr (vector_type<S>) return &to_f32_row<S>;
+    return nullptr;
+  });
 }
 
 /// Stage A over rows for a run-time source type.
 inline to_f32_rows_fn pick_to_f32_rows(data_type s) {
-  return visit_data_type(s, []<data_type S>() -> to_f32_rows_fn { return &to_f32_rows<S>; });
+  return visit_data_type(s, []<data_type S>() -> to_f32_rows_fn {
+    if constexpr (vector_type<S>) return &to_f32_rows<S>;
+    return nullptr;
+  });
 }
 
 /// Stage B over rows for a run-time destination type.
 inline store_rows_fn pick_store_rows(data_type d) {
-  return visit_data_type(d, []<data_type D>() -> store_rows_fn { return &store_rows<D>; });
+  return visit_data_type(d, []<data_type D>() -> store_rows_fn {
+    if constexpr (vector_type<D>) return &store_rows<D>;
+    return nullptr;
+  });
 }
 
 /// Stage B for a run-time destination type.
 inline store_row_fn pick_store_row(data_type d) {
-  return visit_data_type(d, []<data_type D>() -> store_row_fn { return &store_row<D>; });
+  return visit_data_type(d, []<data_type D>() -> store_row_fn {
+    if constexpr (vector_type<D>) return &store_row<D>;
+    return nullptr;
+  });
 }
 
 }  // namespace memfmt::detail::HWY_NAMESPACE

@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "memfmt/core/data_type.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
@@ -45,6 +47,10 @@ struct storage<data_type::u8> {
   using type = std::uint8_t;
 };
 template <>
+struct storage<data_type::f64> {
+  using type = double;
+};
+template <>
 struct storage<data_type::f8_e5m2> {
   using type = std::uint8_t;
 };
@@ -59,6 +65,8 @@ using storage_t = typename storage<DT>::type;
 /// payloads and signs coming out of arithmetic depend on operand order, which
 /// would make targets disagree.
 inline constexpr std::uint32_t canonical_nan_bits = 0x7FC00000u;
+/// The same for an f64 result.
+inline constexpr std::uint64_t canonical_nan_bits_f64 = 0x7FF8000000000000u;
 
 // ---------------------------------------------------------------- f16 / bf16
 
@@ -186,7 +194,9 @@ constexpr std::uint8_t f32_to_f8_bits(float f) noexcept {
 /// Returns `x` through an optimisation barrier, so the compiler cannot fuse the
 /// multiplication that produced it with a later addition (GCC contracts into
 /// FMA even in ISO mode), which would round differently from the SIMD kernels.
-inline float no_contract(float x) noexcept {
+template <class T>
+inline T no_contract(T x) noexcept {
+  static_assert(std::is_floating_point_v<T>);
 #if defined(__GNUC__) && defined(__x86_64__)
   __asm__("" : "+x"(x));
 #elif defined(__GNUC__) && defined(__aarch64__)
@@ -199,8 +209,8 @@ inline float no_contract(float x) noexcept {
 
 /// Round to nearest even, then saturate to [lo, hi]; NaN gives 0 (oneDNN leaves
 /// NaN -> integer unspecified; 0 is deterministic across targets).
-template <class I>
-I saturate_round(float f, float lo, float hi) noexcept {
+template <class I, class F>
+I saturate_round(F f, F lo, F hi) noexcept {
   if (std::isnan(f)) return 0;
   f = f < lo ? lo : f;
   f = f > hi ? hi : f;
@@ -219,7 +229,7 @@ float to_f32(storage_t<DT> v) noexcept {
   else if constexpr (DT == data_type::f16) return f16_bits_to_f32(v);
   else if constexpr (DT == data_type::f8_e5m2) return f8_bits_to_f32<f8_format::e5m2>(v);
   else if constexpr (DT == data_type::f8_e4m3) return f8_bits_to_f32<f8_format::e4m3>(v);
-  else return static_cast<float>(v);
+  else return static_cast<float>(v);  // (f64 and s32: rounded to nearest even)
 }
 
 /// One f32 stored as `DT`: f32 as is; f16/bf16/f8 round to nearest even (NaN stays
@@ -227,6 +237,7 @@ float to_f32(storage_t<DT> v) noexcept {
 template <data_type DT>
 storage_t<DT> from_f32(float f) noexcept {
   if constexpr (DT == data_type::f32) return f;
+  else if constexpr (DT == data_type::f64) return static_cast<double>(f);
   else if constexpr (DT == data_type::bf16) return f32_to_bf16_bits(f);
   else if constexpr (DT == data_type::f16) return f32_to_f16_bits(f);
   else if constexpr (DT == data_type::f8_e5m2) return f32_to_f8_bits<f8_format::e5m2>(f);
@@ -234,6 +245,48 @@ storage_t<DT> from_f32(float f) noexcept {
   else if constexpr (DT == data_type::s32) return saturate_round<std::int32_t>(f, s32_lower_bound, s32_upper_bound);
   else if constexpr (DT == data_type::s8) return saturate_round<std::int8_t>(f, -128.f, 127.f);
   else return saturate_round<std::uint8_t>(f, 0.f, 255.f);
+}
+
+// ---------------------------------------------------------------- f64
+
+/// f64 -> f32 rounded to odd: the f32 next to `d` toward zero, its last mantissa bit set
+/// when `d` is not exactly an f32 (beyond the largest finite f32: the largest, which is
+/// odd). Rounding that to nearest even into a format of at most 22 significant bits (at
+/// least two fewer than f32's 24, over the same or a narrower exponent range) gives the
+/// nearest even of `d` itself, one rounding, where rounding `d` to nearest even in f32
+/// first could land on a midpoint of the narrower format and round twice.
+/// @pre `d` is not NaN
+inline float f64_to_f32_round_odd(double d) noexcept {
+  float f = static_cast<float>(d);
+  if (std::isinf(f) && !std::isinf(d)) f = std::copysign(std::numeric_limits<float>::max(), f);
+  if (static_cast<double>(f) == d) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.f);
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) | 1u);
+}
+
+/// The largest and smallest doubles an f64 -> s32 conversion saturates to.
+inline constexpr double s32_upper_bound_f64 = 2147483647.0;
+inline constexpr double s32_lower_bound_f64 = -2147483648.0;
+
+/// The value of one stored element as f64, exact for every type.
+template <data_type DT>
+double to_f64(storage_t<DT> v) noexcept {
+  if constexpr (DT == data_type::f64 || DT == data_type::s32) return static_cast<double>(v);
+  else return static_cast<double>(to_f32<DT>(v));  // (every value of the others is an f32)
+}
+
+/// One f64 stored as `DT`, rounded once: f64 as is; f32 to nearest even (overflow to
+/// Inf); f16/bf16/f8 to nearest even as `from_f32` rounds an f32, without an
+/// intermediate rounding (through `f64_to_f32_round_odd`); integers round to nearest
+/// even and saturate, NaN -> 0.
+template <data_type DT>
+storage_t<DT> from_f64(double d) noexcept {
+  if constexpr (DT == data_type::f64) return d;
+  else if constexpr (DT == data_type::f32) return static_cast<float>(d);
+  else if constexpr (DT == data_type::s32) return saturate_round<std::int32_t>(d, s32_lower_bound_f64, s32_upper_bound_f64);
+  else if constexpr (DT == data_type::s8) return saturate_round<std::int8_t>(d, -128.0, 127.0);
+  else if constexpr (DT == data_type::u8) return saturate_round<std::uint8_t>(d, 0.0, 255.0);
+  else return std::isnan(d) ? from_f32<DT>(static_cast<float>(d)) : from_f32<DT>(f64_to_f32_round_odd(d));
 }
 
 /// Calls `f(std::integral_constant-like tag)` with the data type as a template value.
@@ -245,6 +298,7 @@ decltype(auto) visit_data_type(data_type dt, F&& f) {
     case data_type::f16: return f.template operator()<data_type::f16>();
     case data_type::s32: return f.template operator()<data_type::s32>();
     case data_type::s8: return f.template operator()<data_type::s8>();
+    case data_type::f64: return f.template operator()<data_type::f64>();
     case data_type::f8_e5m2: return f.template operator()<data_type::f8_e5m2>();
     case data_type::f8_e4m3: return f.template operator()<data_type::f8_e4m3>();
     case data_type::u8: break;
@@ -272,22 +326,36 @@ inline void store_from_f32(data_type dt, float f, void* p) noexcept {
   });
 }
 
-/// The arithmetic of a non-plain conversion, in this order, each step rounded to f32:
+/// The type a conversion's arithmetic runs in: double when either side is f64 (so that
+/// f64 values go through exactly), f32 otherwise.
+template <data_type S, data_type D>
+using arithmetic_t = std::conditional_t<S == data_type::f64 || D == data_type::f64, double, float>;
+
+/// The value of one stored element in the arithmetic type `T` (`to_f32` or `to_f64`).
+template <class T, data_type DT>
+T value_as(storage_t<DT> v) noexcept {
+  if constexpr (std::is_same_v<T, double>) return to_f64<DT>(v);
+  else return to_f32<DT>(v);
+}
+
+/// The arithmetic of a non-plain conversion, in this order, each step rounded to `T`
+/// (f32, or f64 when a side is f64: see arithmetic_t):
 /// `x -= src_zp; x = (alpha * scale) * x; d = dst_old - dst_zp; x += beta * d;
 /// x += dst_zp`. The sum reads the old destination without its zero point, as oneDNN
 /// 3.x's reference does (`d` only with a sum). A step whose parameter is neutral (zero
 /// point 0, alpha 1 without scales, beta 0) is skipped, so -0.f survives a type
 /// conversion.
 /// @param scale  the element's entry of `c.scales`, or nullptr when there are none
-inline float convert_value(const conversion& c, float x, const float* scale, float dst_old) noexcept {
-  if (c.src_zero_point != 0) x = x - static_cast<float>(c.src_zero_point);
-  if (scale != nullptr) x = no_contract((c.alpha * *scale) * x);
-  else if (c.alpha != 1.f) x = no_contract(c.alpha * x);
+template <class T>
+inline T convert_value(const conversion& c, T x, const float* scale, T dst_old) noexcept {
+  if (c.src_zero_point != 0) x = x - static_cast<T>(c.src_zero_point);
+  if (scale != nullptr) x = no_contract((static_cast<T>(c.alpha) * static_cast<T>(*scale)) * x);
+  else if (c.alpha != 1.f) x = no_contract(static_cast<T>(c.alpha) * x);
   if (c.beta != 0.f) {
-    const float d = c.dst_zero_point != 0 ? dst_old - static_cast<float>(c.dst_zero_point) : dst_old;
-    x = x + no_contract(c.beta * d);
+    const T d = c.dst_zero_point != 0 ? dst_old - static_cast<T>(c.dst_zero_point) : dst_old;
+    x = x + no_contract(static_cast<T>(c.beta) * d);
   }
-  if (c.dst_zero_point != 0) x = x + static_cast<float>(c.dst_zero_point);
+  if (c.dst_zero_point != 0) x = x + static_cast<T>(c.dst_zero_point);
   return x;
 }
 
@@ -301,6 +369,18 @@ storage_t<DT> store_converted(float f) noexcept {
   return from_f32<DT>(f);
 }
 
+/// The same for a result in f64: NaN becomes the destination's canonical quiet NaN
+/// (`canonical_nan_bits_f64` for f64), then `from_f64`, one rounding.
+template <data_type DT>
+storage_t<DT> store_converted(double d) noexcept {
+  if constexpr (DT == data_type::f64) {
+    if (std::isnan(d)) return std::bit_cast<double>(canonical_nan_bits_f64);
+  } else if constexpr (is_floating_point(DT)) {
+    if (std::isnan(d)) return store_converted<DT>(std::bit_cast<float>(canonical_nan_bits));
+  }
+  return from_f64<DT>(d);
+}
+
 /// One element through the full conversion `c` (a byte copy when plain).
 /// @param scale  the element's entry of `c.scales`, ignored when `c.scales` is null
 /// Elements are accessed with memcpy: buffers need not be aligned to their type.
@@ -312,15 +392,16 @@ void convert_element(const conversion& c, const void* src, void* dst, const floa
       return;
     }
   }
+  using T = arithmetic_t<S, D>;
   storage_t<S> s;
   std::memcpy(&s, src, sizeof s);
-  float old = 0.f;
+  T old = 0;
   if (c.beta != 0.f) {
     storage_t<D> d;
     std::memcpy(&d, dst, sizeof d);
-    old = to_f32<D>(d);
+    old = value_as<T, D>(d);
   }
-  const float f = convert_value(c, to_f32<S>(s), c.scales != nullptr ? scale : nullptr, old);
+  const T f = convert_value(c, value_as<T, S>(s), c.scales != nullptr ? scale : nullptr, old);
   const storage_t<D> v = store_converted<D>(f);
   std::memcpy(dst, &v, sizeof v);
 }

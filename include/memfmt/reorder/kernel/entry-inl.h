@@ -185,7 +185,9 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
   for (int k = 0; k < n.nloops; ++k)
     if (n.loops[k].extent <= 0) return;  // an empty nest
   outer_walk walk(n, src, dst, begin, end);
-  if (!meets_contract(n)) return run_strided(n, walk);
+  // (the vector kernels move elements of 1, 2 and 4 bytes: f64 conversions, and f64
+  // copies the planner could not move as pairs of 4-byte elements, go as scalar rows)
+  if (!meets_contract(n) || (n.kind != kernel_kind::zero_fill && n.cvt.has_f64())) return run_strided(n, walk);
   switch (n.kind) {
     case kernel_kind::zero_fill:
       return run_zero_fill(n, walk);

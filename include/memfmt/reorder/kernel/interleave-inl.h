@@ -129,7 +129,8 @@ struct interleave_kernel {
     tiles.stream = false;
     if constexpr (has_f32_route) {
       if (via_f32) finish = visit_data_type(n.cvt.dst, []<data_type D>() -> interleave_converted_fn {
-        return &interleave_converted<D>;
+        if constexpr (vector_type<D>) return &interleave_converted<D>;
+        return nullptr;
       });
     }
     const int first = n.nloops - n.gather_loops;

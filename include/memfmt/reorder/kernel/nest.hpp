@@ -65,7 +65,8 @@ inline constexpr int kernel_kind_count = static_cast<int>(kernel_kind::tile) + 1
 
 /// The element conversion, oneDNN's reorder semantics:
 /// `dst = saturate(round(alpha * scales[k] * (src - src_zp) + beta * (dst_old - dst_zp) + dst_zp))`,
-/// computed in f32, one rounding per operation (never fused into an FMA).
+/// computed in f32 (in f64 when a side is f64), one rounding per operation (never fused
+/// into an FMA).
 /// See convert_scalar.hpp for the exact definition every kernel reproduces bit for bit.
 struct conversion {
   data_type src = data_type::undef, dst = data_type::undef;
@@ -80,6 +81,10 @@ struct conversion {
     return src == dst && alpha == 1.f && scales == nullptr && beta == 0.f && src_zero_point == 0 &&
            dst_zero_point == 0;
   }
+
+  /// f64 on either side: the kernels run such nests as scalar rows (every kind but
+  /// zero_fill), the arithmetic in double.
+  constexpr bool has_f64() const { return src == data_type::f64 || dst == data_type::f64; }
 };
 
 /// A loop nest, outermost loop first. The kernel owns the innermost loops (see
