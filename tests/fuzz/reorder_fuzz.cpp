@@ -90,7 +90,10 @@ struct problem {
 const problem* current = nullptr;  // what a failure prints
 
 std::string text(const memfmt::scales& s) {
-  std::string t = "mask " + std::to_string(s.mask) + ", values";
+  std::string t = "mask " + std::to_string(s.mask);
+  if (!s.groups.empty()) t.append(", groups");
+  for (const dim g : s.groups) t.append(" ").append(std::to_string(g));
+  t.append(", values");
   for (std::size_t k = 0; k < s.values.size() && k < 8; ++k) t.append(" ").append(std::to_string(s.values[k]));
   return t.append(s.values.size() > 8 ? " ..." : "");
 }
@@ -219,13 +222,23 @@ side decode_side(reader& in, const dims& shape, data_type dt, bool source) {
   return s;
 }
 
+// Scales common or per index of a mask, or (the mask byte's top bit) per group of 2, 3,
+// 4, 8 or 16 indices along the masked dims that size divides.
 memfmt::scales decode_scales(reader& in, const dims& shape, bool masked) {
   memfmt::scales s;
-  s.mask = masked ? in.byte() & ((1 << shape.size()) - 1) : 0;
-  dim count = 1;
-  for (int d = 0; d < shape.size(); ++d)
-    if ((s.mask >> d & 1) != 0) count *= shape[d];
+  const std::uint8_t m = masked ? in.byte() : 0;
+  s.mask = m & ((1 << shape.size()) - 1);
   const std::uint8_t first = in.byte(), step = in.byte();
+  const bool grouped = (m & 0x80) != 0 && s.mask != 0;
+  dim count = 1;
+  for (int d = 0; d < shape.size(); ++d) {
+    if ((s.mask >> d & 1) == 0) continue;
+    static constexpr dim sizes[] = {2, 3, 4, 8, 16};
+    const dim g = sizes[(first + d) % std::size(sizes)];
+    const dim group = grouped && shape[d] % g == 0 ? g : 1;
+    if (grouped) s.groups.push_back(group);
+    count *= shape[d] / group;
+  }
   for (dim k = 0; k < count; ++k) s.values.push_back(scale_values[(first + k * step) % std::size(scale_values)]);
   return s;
 }

@@ -47,6 +47,19 @@ inline dim masked_row_major(const dims& extents, const dims& index, int mask) {
   return k;
 }
 
+// The index into `s.values` of the element at `index`: row-major over the groups of the
+// masked dims (one group per index without `s.groups`).
+inline dim scale_index(const dims& extents, const dims& index, const memfmt::scales& s) {
+  dim k = 0;
+  std::size_t g = 0;
+  for (int d = 0; d < extents.size(); ++d)
+    if ((s.mask >> d & 1) != 0) {
+      const dim group = s.groups.empty() ? 1 : s.groups[g++];
+      k = k * (extents[d] / group) + index[d] / group;
+    }
+  return k;
+}
+
 // Bytes from the data handle to the end of the last element or padding element of `d`
 // (views included, whose get_size() is 0 as in oneDNN).
 inline std::size_t bytes_spanned(const desc& d) {
@@ -145,10 +158,10 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
     float scale = 1.f;
     const float ss = attr.src_scales.empty() ? 1.f
                                              : attr.src_scales.values[static_cast<std::size_t>(
-                                                   masked_row_major(src.get_dims(), i, attr.src_scales.mask))];
+                                                   scale_index(src.get_dims(), i, attr.src_scales))];
     const float ds = attr.dst_scales.empty() ? 1.f
                                              : attr.dst_scales.values[static_cast<std::size_t>(
-                                                   masked_row_major(src.get_dims(), i, attr.dst_scales.mask))];
+                                                   scale_index(src.get_dims(), i, attr.dst_scales))];
     scale = ds == 1.f ? ss : ss / ds;
     if (c.beta != 0.f && ds != 1.f) e.beta = c.beta / ds;  // the destination scale divides beta * dst too
     if (per_element) {

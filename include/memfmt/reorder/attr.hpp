@@ -21,10 +21,18 @@
 namespace memfmt {
 
 /// Scale factors, one (`mask == 0`) or one per index of the masked dims (bit d = dim d),
-/// in row-major order of those dims, as oneDNN stores them.
+/// in row-major order of those dims, as oneDNN stores them; or, with `groups`, one per
+/// group of consecutive indices along each masked dim (oneDNN 3.x's grouped scales).
+///
+/// Example: `oi` weights of 64 x 512, one scale per output channel and 128 input
+/// channels: `{.mask = 0b11, .values = /* 64 * 4 */, .groups = {1, 128}}`; the element
+/// (o, i) is scaled by `values[o * 4 + i / 128]`.
 struct scales {
   int mask = 0;
   std::vector<float> values;  ///< empty: no scaling
+  /// Group sizes, one per masked dim in increasing dim order; empty: groups of 1. Each
+  /// divides its dim. (`= {}`: `{mask, values}` stays a complete initializer.)
+  std::vector<std::int64_t> groups = {};
   bool empty() const noexcept { return values.empty(); }
 };
 

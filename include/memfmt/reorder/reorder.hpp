@@ -4,6 +4,7 @@
 /// execute many times. Exact conversions, zero-filled padding, threads over outer loops.
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -294,11 +295,48 @@ class reorder {
     if (s.empty()) return;
     const int n = src_.get_ndims();
     if (s.mask < 0 || s.mask >= (1 << n)) detail::fail("reorder: ", which, " scales mask ", s.mask, " names dims beyond ", n);
+    const auto masked = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(s.mask)));
+    if (!s.groups.empty() && s.groups.size() != masked)
+      detail::fail("reorder: ", which, " scales with mask ", s.mask, " need one group size per masked dim (", masked,
+                   "), got ", s.groups.size());
+    const dims groups = scale_groups(s);
     dim count = 1;
-    for (int d = 0; d < n; ++d)
-      if ((s.mask >> d & 1) != 0) count *= src_.get_dims()[d];
+    for (int d = 0; d < n; ++d) {
+      if ((s.mask >> d & 1) == 0) continue;
+      const dim extent = src_.get_dims()[d];
+      if (groups[d] < 1 || extent % groups[d] != 0)
+        detail::fail("reorder: ", which, " scales: the group size ", groups[d], " does not divide dim ", d, " (", extent,
+                     ")");
+      count *= extent / groups[d];
+    }
     if (static_cast<dim>(s.values.size()) != count)
       detail::fail("reorder: ", which, " scales with mask ", s.mask, " need ", count, " values, got ", s.values.size());
+  }
+
+  /// Per dim, the group size of `s` along it: 1 where it is not masked or not grouped.
+  dims scale_groups(const scales& s) const {
+    const int n = src_.get_ndims();
+    dims groups = dims::filled(n, 1);
+    std::size_t k = 0;
+    for (int d = 0; d < n && !s.groups.empty(); ++d)
+      if ((s.mask >> d & 1) != 0) groups[d] = s.groups[k++];
+    return groups;
+  }
+
+  /// Per dim, the stride of `s.values` along its groups (row-major over the masked dims'
+  /// groups), 0 where it is not masked: element `i` takes `values[sum(i[d] / groups[d] *
+  /// strides[d])]`.
+  dims scale_value_strides(const scales& s) const {
+    const int n = src_.get_ndims();
+    const dims groups = scale_groups(s);
+    dims strides = dims::filled(n, 0);
+    dim stride = 1;
+    for (int d = n - 1; d >= 0 && !s.empty(); --d)
+      if ((s.mask >> d & 1) != 0) {
+        strides[d] = stride;
+        stride *= src_.get_dims()[d] / groups[d];
+      }
+    return strides;
   }
 
   /// Scale index of a logical index: row-major over the dims of `mask`.
@@ -427,8 +465,8 @@ class reorder {
   void combine_scales(int mask) {
     const int n = src_.get_ndims();
     const dims all = row_major_strides(mask);
-    const dims src_strides = row_major_strides(attr_.src_scales.empty() ? 0 : attr_.src_scales.mask);
-    const dims dst_strides = row_major_strides(attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
+    const dims src_strides = scale_value_strides(attr_.src_scales), src_groups = scale_groups(attr_.src_scales);
+    const dims dst_strides = scale_value_strides(attr_.dst_scales), dst_groups = scale_groups(attr_.dst_scales);
     dim count = 1;
     for (int d = 0; d < n; ++d)
       if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
@@ -440,8 +478,8 @@ class reorder {
         if (all[d] != 0) {
           index[d] = rest / all[d];
           rest %= all[d];
-          si += index[d] * src_strides[d];
-          di += index[d] * dst_strides[d];
+          si += index[d] / src_groups[d] * src_strides[d];
+          di += index[d] / dst_groups[d] * dst_strides[d];
         }
       const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[static_cast<std::size_t>(si)];
       const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[static_cast<std::size_t>(di)];
@@ -454,13 +492,13 @@ class reorder {
   std::vector<float> per_index_betas(int mask) const {
     const int n = src_.get_ndims();
     const dims all = row_major_strides(mask);
-    const dims dst_strides = row_major_strides(attr_.dst_scales.mask);
+    const dims dst_strides = scale_value_strides(attr_.dst_scales), dst_groups = scale_groups(attr_.dst_scales);
     std::vector<float> betas(plan_.scales.size());
     for (std::size_t k = 0; k < betas.size(); ++k) {
       dim rest = static_cast<dim>(k), di = 0;
       for (int d = 0; d < n; ++d)
         if (all[d] != 0) {
-          di += rest / all[d] * dst_strides[d];
+          di += rest / all[d] / dst_groups[d] * dst_strides[d];
           rest %= all[d];
         }
       const float t = attr_.dst_scales.values[static_cast<std::size_t>(di)];
