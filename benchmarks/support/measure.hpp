@@ -127,6 +127,14 @@ inline void fill_random(const memfmt::desc& d, unsigned char* data, float lo, fl
         std::memcpy(data + k, &h, 2);
       }
       return;
+    case memfmt::data_type::f8_e5m2:
+      for (std::size_t k = 0; k < bytes; ++k)
+        data[k] = memfmt::detail::f32_to_f8_bits<memfmt::detail::f8_format::e5m2>(g.uniform(lo, hi));
+      return;
+    case memfmt::data_type::f8_e4m3:
+      for (std::size_t k = 0; k < bytes; ++k)
+        data[k] = memfmt::detail::f32_to_f8_bits<memfmt::detail::f8_format::e4m3>(g.uniform(lo, hi));
+      return;
     case memfmt::data_type::s32:
       for (std::size_t k = 0; k + 4 <= bytes; k += 4) {
         const auto v = static_cast<std::int32_t>(std::lrint(g.uniform(lo, hi)));
