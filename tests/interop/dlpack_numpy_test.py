@@ -304,8 +304,7 @@ def test_import_refusals():
     x = numpy_values(np.float32, (2, 3, 4), seed=3)
     refs = sys.getrefcount(x)
     raises(ValueError, ["from_dlpack: dim 1 has a negative stride (-4, extent 3)"], lambda: mf.from_dlpack(x[:, ::-1]))
-    raises(ValueError, ["float64 (code 2, 64 bits, 1 lane) has no memfmt counterpart"],
-           lambda: mf.from_dlpack(x.astype(np.float64)))
+    raises(ValueError, ["int64", "has no memfmt counterpart"], lambda: mf.from_dlpack(x.astype(np.int64)))
     raises(ValueError, ["int16"], lambda: mf.from_dlpack(np.zeros(3, np.int16)))
     raises(ValueError, ["uint32"], lambda: mf.from_dlpack(np.zeros(3, np.uint32)))
     raises(ValueError, ["complex64"], lambda: mf.from_dlpack(x.astype(np.complex64)))

@@ -112,8 +112,11 @@ inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& sr
 /// oneDNN's attributes for `a`. oneDNN 2.6: output scales (combined_scales), zero
 /// points and the sum, with their values; oneDNN 3.x: the masks only, the values go
 /// with each execution (reorder does that). Throws `unsupported` when oneDNN 2.6
-/// cannot say `a`.
+/// cannot say `a`, and for grouped scales.
 inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::reorder_attr& a) {
+  // (3.x's grouped scales go with memory arguments this bridge does not write)
+  if (!a.src_scales.groups.empty() || !a.dst_scales.groups.empty())
+    throw unsupported("grouped scales: the bridge passes per-index scales only");
   dnnl::primitive_attr attr;
   dnnl::post_ops ops;
 #if MEMFMT_ONEDNN_V3

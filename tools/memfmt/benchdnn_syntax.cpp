@@ -446,8 +446,48 @@ void reader::option(const token& t, int depth) {
   }
 }
 
+int policy_mask(const std::string& policy, int ndims, const std::string& option) {
+  if (policy == "common") return 0;
+  if (policy == "per_tensor") return (1 << ndims) - 1;
+  if (policy.rfind("per_dim_", 0) == 0 && policy.size() > 8) {
+    int mask = 0;
+    for (char c : policy.substr(8)) {
+      if (c < '0' || c > '9' || c - '0' >= ndims)
+        throw usage_error(option + ": policy '" + policy + "' names a dim beyond the " + std::to_string(ndims) +
+                          " dims of the problem");
+      mask |= 1 << (c - '0');
+    }
+    return mask;
+  }
+  throw usage_error(option + ": unknown policy '" + policy +
+                    "' (memfmt takes common, per_tensor and per_dim_N, e.g. per_dim_1 or per_dim_01)");
+}
+
+bool is_groups(std::string_view field) {
+  const std::size_t x = field.find('x');
+  return x != std::string_view::npos && is_uint(field.substr(0, x)) && is_uint(field.substr(x + 1));
+}
+
+std::vector<memfmt::dim> quant_groups(const std::string& field, int mask, const memfmt::dims& shape,
+                                      const std::string& option) {
+  if (!is_groups(field)) throw usage_error(option + ": groups '" + field + "' are not AxB");
+  const std::size_t x = field.find('x');
+  const memfmt::dim last2[2] = {std::strtoll(field.substr(0, x).c_str(), nullptr, 10),
+                                std::strtoll(field.substr(x + 1).c_str(), nullptr, 10)};
+  const int n = shape.size();
+  std::vector<memfmt::dim> groups;
+  for (int d = 0; d < n; ++d) {
+    const memfmt::dim g = d >= n - 2 ? last2[d - (n - 2)] : 1;
+    const bool masked = (mask >> d & 1) != 0;
+    if (g != 1 && (!masked || g < 1 || shape[d] % g != 0))
+      throw usage_error(option + ": group " + std::to_string(g) + " of dim " + std::to_string(d) + " (" +
+                        std::to_string(shape[d]) + (masked ? ") does not divide it" : ") on a dim the policy leaves out"));
+    if (masked) groups.push_back(g);
+  }
+  return groups;
+}
+
 std::string reader::skip_reason(const std::map<std::string, std::string>& pick, const memfmt::dims& dims) const {
-  (void)dims;
   const std::string engine = lower(s_.engine.substr(0, s_.engine.find(':')));
   if (engine != "cpu") return "engine " + s_.engine + ": memfmt runs on the CPU only";
   if (lower(pick.at("cross-engine")) != "none")
@@ -464,9 +504,15 @@ std::string reader::skip_reason(const std::map<std::string, std::string>& pick, 
     return "dropout (--attr-dropout) not supported by memfmt's reorders";
   for (const quant_entry& e : parse_quant(pick.at("attr-scales"), "attr-scales")) {
     if (e.arg != "src" && e.arg != "src0" && e.arg != "dst") return "scales of '" + e.arg + "': not an argument of a reorder";
-    if (!e.groups.empty()) return "grouped scales not supported yet";
     if (!e.dt.empty() && strip_dnnl(e.dt) != "f32") return "scales of data type " + e.dt + " not supported yet";
     if (e.policy == "per_oc" || e.policy == "per_ocic") return "scales policy " + e.policy + " is ambiguous for a reorder";
+    if (!e.groups.empty()) {  // (memfmt takes the groups benchdnn's reorder takes)
+      try {
+        quant_groups(e.groups, policy_mask(e.policy, dims.size(), "--attr-scales"), dims, "--attr-scales");
+      } catch (const usage_error& x) {
+        return x.what();
+      }
+    }
   }
   for (const quant_entry& e : parse_quant(pick.at("attr-zero-points"), "attr-zero-points")) {
     if (e.arg != "src" && e.arg != "src0" && e.arg != "dst")

@@ -45,6 +45,20 @@ bool is_benchdnn_data_type(std::string_view name);
 /// Those memfmt converts: f32, bf16, f16, s32, s8, u8 (a "dnnl_" prefix is dropped).
 bool is_memfmt_data_type(std::string_view name);
 
+/// A mask from a benchdnn policy: common -> 0, per_dim_1 -> 2, per_dim_01 -> 3,
+/// per_tensor -> every dim; a usage_error naming `option` otherwise.
+int policy_mask(const std::string& policy, int ndims, const std::string& option);
+
+/// True for a benchdnn group field, "AxB" (`src:per_tensor:f16:1x16`).
+bool is_groups(std::string_view field);
+
+/// The group field "AxB" of a quantization entry as memfmt::scales::groups for `mask`
+/// over `shape`: A and B are the groups of the last two dims, as benchdnn reads them, 1
+/// elsewhere; one entry per masked dim. A usage_error naming `option` when a group other
+/// than 1 falls on a dim the mask leaves out or does not divide its dim.
+std::vector<memfmt::dim> quant_groups(const std::string& field, int mask, const memfmt::dims& shape,
+                                      const std::string& option);
+
 /// How a problem is run: the common (global) options, which --reset keeps.
 struct run_options {
   int mode = 2;  ///< bit 1: check against oneDNN (C), bit 2: time (P); 0: plan only

@@ -78,25 +78,6 @@ memfmt::desc make_desc(const dims& shape, data_type dt, const std::string& tag, 
   return memfmt::desc(shape, dt, benchdnn::expand_tag(tag, shape.size()));
 }
 
-/// A mask from a benchdnn policy: common -> 0, per_dim_1 -> 2, per_dim_01 -> 3,
-/// per_tensor -> every dim.
-int policy_mask(const std::string& policy, int ndims, const std::string& option) {
-  if (policy == "common") return 0;
-  if (policy == "per_tensor") return (1 << ndims) - 1;
-  if (policy.rfind("per_dim_", 0) == 0 && policy.size() > 8) {
-    int mask = 0;
-    for (char c : policy.substr(8)) {
-      if (c < '0' || c > '9' || c - '0' >= ndims)
-        throw usage_error(option + ": policy '" + policy + "' names a dim beyond the " + std::to_string(ndims) +
-                          " dims of the problem");
-      mask |= 1 << (c - '0');
-    }
-    return mask;
-  }
-  throw usage_error(option + ": unknown policy '" + policy +
-                    "' (memfmt takes common, per_tensor and per_dim_N, e.g. per_dim_1 or per_dim_01)");
-}
-
 bool is_number(const std::string& s) {
   char* end = nullptr;
   std::strtod(s.c_str(), &end);
@@ -106,7 +87,8 @@ bool is_number(const std::string& s) {
 /// --attr-scales=src:common:0.5+dst:per_dim_1. Per-dim scales get varied values
 /// (SCALE times 1, 0.5, 2, 0.25, ...), so that a wrong index shows in the check; SCALE
 /// is 1 unless a number follows the policy (memfmt's addition to benchdnn's syntax).
-/// The reader has checked the syntax and skipped data types and groups.
+/// Groups (`src:per_tensor:f32:8x1`) apply to the last two dims, as in benchdnn. The
+/// reader has checked the syntax and skipped data types other than f32.
 void parse_scales(const std::string& spec, const dims& shape, memfmt::reorder_attr& a) {
   if (spec.empty()) return;
   for (const std::string& part : split(spec, '+')) {
@@ -115,10 +97,11 @@ void parse_scales(const std::string& spec, const dims& shape, memfmt::reorder_at
     if (!value.empty() && value.back() == '*') value.pop_back();  // benchdnn 2.x's "runtime" mark: same values here
     const float scale = parse_float(value, "--attr-scales " + f[0]);
     memfmt::scales s;
-    s.mask = policy_mask(f[1], shape.size(), "--attr-scales");
+    s.mask = benchdnn::policy_mask(f[1], shape.size(), "--attr-scales");
+    if (f.size() >= 4 && benchdnn::is_groups(f.back())) s.groups = benchdnn::quant_groups(f.back(), s.mask, shape, "--attr-scales");
     dim count = 1;
-    for (int d = 0; d < shape.size(); ++d)
-      if ((s.mask >> d & 1) != 0) count *= shape[d];
+    for (int d = 0, g = 0; d < shape.size(); ++d)
+      if ((s.mask >> d & 1) != 0) count *= shape[d] / (s.groups.empty() ? 1 : s.groups[g++]);
     static constexpr float pattern[4] = {1.f, 0.5f, 2.f, 0.25f};
     for (dim k = 0; k < count; ++k) s.values.push_back(s.mask == 0 ? scale : scale * pattern[k % 4]);
     (f[0] == "dst" ? a.dst_scales : a.src_scales) = s;
@@ -204,8 +187,9 @@ void print_reorder_help() {
       "                        benchdnn's x for the spatial dims (abx, xba, aBCx4c16b4c); default abx\n"
       "  --strides=S:D         source and/or destination strides instead of tags (2x1x..:)\n"
       "  --oflag=FLAG:MASK[+...]  s8s8_comp, zp_comp: compensation after an s8/u8 destination\n"
-      "  --attr-scales=ARG:POLICY[:SCALE][+...]     ARG src or dst; POLICY common, per_dim_N,\n"
-      "                        per_tensor; a number after a per-dim policy scales its values\n"
+      "  --attr-scales=ARG:POLICY[:SCALE][:f32:AxB][+...]  ARG src or dst; POLICY common,\n"
+      "                        per_dim_N, per_tensor; a number after a per-dim policy scales its\n"
+      "                        values; AxB: groups of the last two dims (e.g. per_tensor:f32:1x16)\n"
       "  --attr-zero-points=ARG:common:ZP[+...]     e.g. src:common:2+dst:common:1\n"
       "  --attr-post-ops=sum[:SCALE]                accumulate: dst = ... + SCALE * dst\n"
       "  --mode=C|P|CP|F       check (against oneDNN, settled by the reference), measure\n"

@@ -120,7 +120,13 @@ TEST_CASE("problems memfmt cannot run are skipped with their reason") {
   CHECK(read_text("--attr-fpmath=bf16 2x3")[0].skip == "--attr-fpmath=bf16 not supported");
   CHECK(read_text("--attr-rounding-mode=dst:stochastic:123 2x3")[0].skip ==
         "stochastic rounding (--attr-rounding-mode) not supported yet");
-  CHECK(read_text("--attr-scales=src:per_tensor:f32:8x1 2x3")[0].skip == "grouped scales not supported yet");
+  // groups of the last two dims: they must divide them and fall on masked dims
+  CHECK(read_text("--attr-scales=src:per_tensor:f32:8x1 16x3")[0].skip.empty());
+  CHECK(read_text("--attr-scales=src:per_tensor:f32:1x16 2x5x32")[0].skip.empty());
+  CHECK(read_text("--attr-scales=src:per_tensor:f32:8x1 2x3")[0].skip ==
+        "--attr-scales: group 8 of dim 0 (2) does not divide it");
+  CHECK(read_text("--attr-scales=src:per_dim_1:f32:8x1 16x3")[0].skip ==
+        "--attr-scales: group 8 of dim 0 (16) on a dim the policy leaves out");
   CHECK(read_text("--attr-scales=src:per_tensor:bf16 2x3")[0].skip == "scales of data type bf16 not supported yet");
   CHECK(read_text("--attr-zero-points=src:per_tensor:s8 2x3")[0].skip ==
         "zero points with policy per_tensor not supported yet (common only)");
