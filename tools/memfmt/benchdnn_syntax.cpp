@@ -475,6 +475,9 @@ std::vector<memfmt::dim> quant_groups(const std::string& field, int mask, const 
   const memfmt::dim last2[2] = {std::strtoll(field.substr(0, x).c_str(), nullptr, 10),
                                 std::strtoll(field.substr(x + 1).c_str(), nullptr, 10)};
   const int n = shape.size();
+  if (n < 2 && last2[0] != 1)
+    throw usage_error(option + ": group " + std::to_string(last2[0]) + " of the dim before the last, which a " +
+                      std::to_string(n) + "-dim problem lacks");
   std::vector<memfmt::dim> groups;
   for (int d = 0; d < n; ++d) {
     const memfmt::dim g = d >= n - 2 ? last2[d - (n - 2)] : 1;

@@ -42,7 +42,8 @@ std::string expand_tag(const std::string& tag, int ndims);
 
 /// Every data type name benchdnn knows (f32, f8_e5m2, s4, e8m0, ..., also "dnnl_f32").
 bool is_benchdnn_data_type(std::string_view name);
-/// Those memfmt converts: f32, bf16, f16, s32, s8, u8 (a "dnnl_" prefix is dropped).
+/// Those memfmt converts: f64, f32, bf16, f16, s32, s8, u8, f8_e5m2, f8_e4m3 (a "dnnl_"
+/// prefix is dropped).
 bool is_memfmt_data_type(std::string_view name);
 
 /// A mask from a benchdnn policy: common -> 0, per_dim_1 -> 2, per_dim_01 -> 3,

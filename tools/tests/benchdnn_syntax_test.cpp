@@ -127,6 +127,9 @@ TEST_CASE("problems memfmt cannot run are skipped with their reason") {
         "--attr-scales: group 8 of dim 0 (2) does not divide it");
   CHECK(read_text("--attr-scales=src:per_dim_1:f32:8x1 16x3")[0].skip ==
         "--attr-scales: group 8 of dim 0 (16) on a dim the policy leaves out");
+  CHECK(read_text("--attr-scales=src:per_dim_0:f32:1x4 16")[0].skip.empty());
+  CHECK(read_text("--attr-scales=src:per_dim_0:f32:4x1 16")[0].skip ==
+        "--attr-scales: group 4 of the dim before the last, which a 1-dim problem lacks");
   CHECK(read_text("--attr-scales=src:per_tensor:bf16 2x3")[0].skip == "scales of data type bf16 not supported yet");
   CHECK(read_text("--attr-zero-points=src:per_tensor:s8 2x3")[0].skip ==
         "zero points with policy per_tensor not supported yet (common only)");

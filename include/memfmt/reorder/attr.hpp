@@ -4,8 +4,9 @@
 /// `dst = (s_src * (src - zp_src) + beta * (dst_old - zp_dst)) / s_dst + zp_dst`:
 /// a sum reads the old destination without its zero point.
 ///
-/// Computed in f32 per element, each step rounded to f32, in this order (a step whose
-/// parameter is neutral skipped: zero point 0, factor 1, no sum):
+/// Computed per element in f32 (in f64 when either side is f64), each step rounded to
+/// that type, in this order (a step whose parameter is neutral skipped: zero point 0,
+/// factor 1, no sum):
 /// `x = src - zp_src; x = (s_src / s_dst) * x; d = dst_old - zp_dst;
 ///  x = x + (beta / s_dst) * d; x = x + zp_dst`, then stored in the destination type
 /// (rounded to nearest even, integers saturated). `s_src / s_dst` and `beta / s_dst` are
