@@ -145,6 +145,8 @@ inline void fill_random(const memfmt::desc& d, unsigned char* data, float lo, fl
       for (std::size_t k = 0; k < bytes; ++k) data[k] = static_cast<unsigned char>(static_cast<std::int8_t>(g.next() % 256 - 128));
       return;
     case memfmt::data_type::u8:
+    case memfmt::data_type::s4:  // (every nibble a value)
+    case memfmt::data_type::u4:
       for (std::size_t k = 0; k < bytes; ++k) data[k] = static_cast<unsigned char>(g.next());
       return;
     case memfmt::data_type::undef: return;

@@ -115,6 +115,8 @@ data_type same_size_other(data_type t) {
     case data_type::u8: return data_type::s8;
     case data_type::f8_e5m2: return data_type::f8_e4m3;
     case data_type::f8_e4m3: return data_type::f8_e5m2;
+    case data_type::s4: return data_type::u4;
+    case data_type::u4: return data_type::s4;
     case data_type::f64:  // (the only type of 8 bytes)
     case data_type::undef: break;
   }

@@ -54,6 +54,8 @@ inline std::uint64_t pattern(data_type dt, std::int64_t k) {
     case data_type::u8: return static_cast<std::uint32_t>((n * 37 + 11) & 0xff);
     case data_type::f8_e5m2:
     case data_type::f8_e4m3:  // (no DLPack counterpart: never filled)
+    case data_type::s4:
+    case data_type::u4:
     case data_type::undef: break;
   }
   return 0;
@@ -79,6 +81,8 @@ inline std::uint64_t bits_at(const memory& m, const dims& index) {
     case data_type::u8:
     case data_type::f8_e5m2:
     case data_type::f8_e4m3: return m.at<std::uint8_t>(index);
+    case data_type::s4:
+    case data_type::u4:
     case data_type::undef: break;
   }
   return 0;
@@ -107,6 +111,8 @@ inline void fill(const memory& m, std::int64_t seed = 0) {
       case data_type::u8:
       case data_type::f8_e5m2:
       case data_type::f8_e4m3: m.at<std::uint8_t>(index) = static_cast<std::uint8_t>(b); break;
+      case data_type::s4:
+      case data_type::u4:
       case data_type::undef: break;
     }
     int j = shape.size() - 1;

@@ -143,6 +143,7 @@ TEST_CASE("data types cross both ways", "[dlpack]") {
   }
   CHECK_THROWS_WITH(memfmt::to_dlpack(data_type::undef), Contains("undef"));
   CHECK_THROWS_WITH(memfmt::to_dlpack(data_type::f8_e4m3), Contains("f8_e4m3 has no DLPack counterpart"));
+  CHECK_THROWS_WITH(memfmt::to_dlpack(memory(desc({2, 4}, data_type::s4, "ab"))), Contains("s4 has no DLPack counterpart"));
   CHECK_THROWS_WITH(memfmt::to_dlpack(memory(desc({2, 3}, data_type::f8_e5m2, "ab"))),
                     Contains("f8_e5m2 has no DLPack counterpart"));
   CHECK_THROWS_WITH(memfmt::from_dlpack(DLDataType{kDLFloat, 8, 1}),

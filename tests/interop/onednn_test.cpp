@@ -248,6 +248,12 @@ TEST_CASE("data types", "[interop][onednn]") {
     CHECK(from_dnnl(theirs) == ours);
     check_twins(desc(dims{2, 20, 3, 3}, ours, "nChw16c"), dnnl_md({2, 20, 3, 3}, theirs, dnnl_tag::nChw16c));
   }
+  for (const auto& [ours, theirs] : {std::pair{data_type::s4, dnnl_dt::s4}, std::pair{data_type::u4, dnnl_dt::u4}}) {
+    CHECK(to_dnnl(ours) == theirs);
+    CHECK(from_dnnl(theirs) == ours);
+    check_twins(desc(dims{2, 20, 3, 3}, ours, "nChw16c"), dnnl_md({2, 20, 3, 3}, theirs, dnnl_tag::nChw16c));
+    check_twins(desc(dims{17, 34}, ours, "ab"), dnnl_md({17, 34}, theirs, dnnl_tag::ab));
+  }
   CHECK_THROWS_WITH(from_dnnl(dnnl_dt::e8m0), Contains("e8m0") && Contains("no memfmt counterpart"));
   CHECK_THROWS_AS(from_dnnl(dnnl_md({2, 3}, dnnl_dt::e8m0, dnnl_tag::ab)), memfmt::error);
 #else
@@ -256,6 +262,7 @@ TEST_CASE("data types", "[interop][onednn]") {
   CHECK_THROWS_WITH(to_dnnl(desc(dims{2, 3}, data_type::f8_e4m3, "ab")), Contains("has no data type f8_e4m3"));
   CHECK_THROWS_WITH(to_dnnl(data_type::f64), Contains("has no data type f64"));
   CHECK_THROWS_WITH(to_dnnl(desc(dims{2, 3}, data_type::f64, "ab")), Contains("has no data type f64"));
+  CHECK_THROWS_WITH(to_dnnl(desc(dims{2, 4}, data_type::u4, "ab")), Contains("has no data type u4"));
 #endif
 }
 

@@ -149,11 +149,13 @@ TEST_CASE("every pair of data types", "[reorder]") {
   for (data_type from : all_types)
     for (data_type to : all_types) {
       INFO(memfmt::to_string(from) << " -> " << memfmt::to_string(to));
-      const dims shape{2, 19, 3, 5};
+      // (s4 and u4 take even strides only)
+      const bool packed = memfmt::is_sub_byte(from) || memfmt::is_sub_byte(to);
+      const dims shape = packed ? dims{2, 20, 3, 6} : dims{2, 19, 3, 5}, rows = packed ? dims{68, 130} : dims{67, 130};
       check(desc(shape, from, "nchw"), desc(shape, to, "nchw"));            // contiguous
       check(desc(shape, from, "nchw"), desc(shape, to, "nChw16c"));         // transpose, padding
       check(desc(shape, from, "nChw8c"), desc(shape, to, "nhwc"));          // from padding
-      check(desc({67, 130}, from, "ab"), desc({67, 130}, to, "ba"));         // large 2-D transpose
+      check(desc(rows, from, "ab"), desc(rows, to, "ba"));                  // large 2-D transpose
       check(desc({1000}, from, "a"), desc({1000}, to, "a"));                 // long rows, vector tails
     }
 }
@@ -225,7 +227,12 @@ TEST_CASE("larger random shapes and tag pairs", "[reorder]") {
     const dims shape{static_cast<dim>(rng() % 5 + 1), static_cast<dim>(rng() % 100 + 1), static_cast<dim>(rng() % 9 + 1),
                      static_cast<dim>(rng() % 17 + 1)};
     INFO(a << " -> " << b << " " << memfmt::to_string(from) << " -> " << memfmt::to_string(to));
-    check(desc(shape, from, a), desc(shape, to, b), {}, static_cast<std::uint32_t>(t));
+    const desc src(shape, from, a, true), dst(shape, to, b, true);
+    if (src.is_zero() || dst.is_zero()) {  // (s4 and u4 refuse odd strides: draw again)
+      --t;
+      continue;
+    }
+    check(src, dst, {}, static_cast<std::uint32_t>(t));
   }
 }
 

@@ -106,6 +106,20 @@ inline void reference_compensation(const desc& dst, void* d) {
   std::memcpy(out + dst.get_data_size(), values.data(), values.size() * 4);
 }
 
+// The value of the s4 or u4 element at linear offset `at` of `p` (element 2k in the
+// low nibble of byte k).
+inline int nibble_value(data_type dt, const unsigned char* p, dim at) {
+  const unsigned bits = (p[at / 2] >> (at % 2 * 4)) & 15u;
+  return dt == data_type::s4 && bits >= 8 ? static_cast<int>(bits) - 16 : static_cast<int>(bits);
+}
+
+// Stores `v` (in the type's range) as the element at linear offset `at`, keeping the
+// other nibble of its byte.
+inline void store_nibble(unsigned char* p, dim at, int v) {
+  const unsigned shift = at % 2 * 4;
+  p[at / 2] = static_cast<unsigned char>((p[at / 2] & ~(15u << shift)) | (static_cast<unsigned>(v) & 15u) << shift);
+}
+
 // The reference of `reorder(src, dst, attr).execute(s, d)`: `d` holds the destination
 // before (a sum reads it); its padding and compensation are written too.
 inline void reference_reorder(const desc& src, const desc& dst, const memfmt::reorder_attr& attr, const void* s, void* d) {
@@ -140,13 +154,24 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
   };
   for_each_index(src.get_dims(), [&](const dims& i) {
     if (integer) {
-      std::int64_t v = load_int(c.src, static_cast<const unsigned char*>(s) + src.offset(i) * ssize) - c.src_zero_point +
-                       c.dst_zero_point;
-      const std::int64_t lo = c.dst == data_type::s32 ? -2147483648LL : c.dst == data_type::s8 ? -128 : 0;
-      const std::int64_t hi = c.dst == data_type::s32 ? 2147483647LL : c.dst == data_type::s8 ? 127 : 255;
+      const std::int64_t x = memfmt::is_sub_byte(c.src)
+                                 ? nibble_value(c.src, static_cast<const unsigned char*>(s), src.offset(i))
+                                 : load_int(c.src, static_cast<const unsigned char*>(s) + src.offset(i) * ssize);
+      std::int64_t v = x - c.src_zero_point + c.dst_zero_point;
+      const std::int64_t lo = c.dst == data_type::s32 ? -2147483648LL
+                              : c.dst == data_type::s8 ? -128
+                              : c.dst == data_type::s4 ? -8
+                                                       : 0;
+      const std::int64_t hi = c.dst == data_type::s32 ? 2147483647LL
+                              : c.dst == data_type::s8 ? 127
+                              : c.dst == data_type::s4 ? 7
+                              : c.dst == data_type::u4 ? 15
+                                                       : 255;
       v = v < lo ? lo : (v > hi ? hi : v);
       unsigned char* to = out + dst.offset(i) * dsize;
-      if (c.dst == data_type::s32) {
+      if (memfmt::is_sub_byte(c.dst)) {
+        store_nibble(out, dst.offset(i), static_cast<int>(v));
+      } else if (c.dst == data_type::s32) {
         const auto w = static_cast<std::int32_t>(v);
         std::memcpy(to, &w, 4);
       } else {
@@ -169,8 +194,31 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
     } else {
       e.alpha = c.alpha * scale;
     }
-    memfmt::detail::convert_element(e, static_cast<const unsigned char*>(s) + src.offset(i) * ssize,
-                                    out + dst.offset(i) * dsize, e.scales);
+    if (!memfmt::is_sub_byte(c.src) && !memfmt::is_sub_byte(c.dst)) {
+      memfmt::detail::convert_element(e, static_cast<const unsigned char*>(s) + src.offset(i) * ssize,
+                                      out + dst.offset(i) * dsize, e.scales);
+      return;
+    }
+    // s4 and u4: their value as s8 or u8, converted, then saturated to 4 bits
+    unsigned char from = 0, to = 0;
+    const unsigned char* at = static_cast<const unsigned char*>(s) + src.offset(i) * ssize;
+    if (memfmt::is_sub_byte(c.src)) {
+      from = static_cast<unsigned char>(nibble_value(c.src, static_cast<const unsigned char*>(s), src.offset(i)));
+      e.src = c.src == data_type::s4 ? data_type::s8 : data_type::u8;
+      at = &from;
+    }
+    unsigned char* into = out + dst.offset(i) * dsize;
+    if (memfmt::is_sub_byte(c.dst)) {
+      to = static_cast<unsigned char>(nibble_value(c.dst, out, dst.offset(i)));  // (a sum reads it)
+      e.dst = c.dst == data_type::s4 ? data_type::s8 : data_type::u8;
+      into = &to;
+    }
+    memfmt::detail::convert_element(e, at, into, e.scales);
+    if (memfmt::is_sub_byte(c.dst)) {
+      const int v = e.dst == data_type::s8 ? static_cast<std::int8_t>(to) : to;
+      const int lo = c.dst == data_type::s4 ? -8 : 0, hi = c.dst == data_type::s4 ? 7 : 15;
+      store_nibble(out, dst.offset(i), std::clamp(v, lo, hi));
+    }
   });
   reference_compensation(dst, d);
 }

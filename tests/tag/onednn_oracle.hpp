@@ -46,6 +46,8 @@ inline dnnl_data_type_t to_onednn(memfmt::data_type dt) {
     case memfmt::data_type::f64:  // (oneDNN 2.6 has none of these)
     case memfmt::data_type::f8_e5m2:
     case memfmt::data_type::f8_e4m3:
+    case memfmt::data_type::s4:
+    case memfmt::data_type::u4:
     case memfmt::data_type::undef: break;
   }
   return dnnl_data_type_undef;

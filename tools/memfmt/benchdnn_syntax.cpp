@@ -74,8 +74,8 @@ constexpr std::array<const char*, 19> ignored_common_options{
 constexpr std::array<std::string_view, 15> benchdnn_types{{"f16", "bf16", "f32", "s32", "s8", "u8", "f64", "boolean",
                                                            "f8_e5m2", "f8_e4m3", "s4", "u4", "e8m0", "f4_e2m1",
                                                            "f4_e3m0"}};
-constexpr std::array<std::string_view, 9> memfmt_types{
-    {"f16", "bf16", "f32", "s32", "s8", "u8", "f64", "f8_e5m2", "f8_e4m3"}};
+constexpr std::array<std::string_view, 11> memfmt_types{
+    {"f16", "bf16", "f32", "s32", "s8", "u8", "f64", "f8_e5m2", "f8_e4m3", "s4", "u4"}};
 
 std::string_view strip_dnnl(std::string_view name) {
   return name.rfind("dnnl_", 0) == 0 ? name.substr(5) : name;

@@ -323,7 +323,9 @@ int describe_main(const std::vector<std::string>& args) {
   std::printf("%s %s %s  (dims %s)\n", o.tag.c_str(), dims_text(o.shape).c_str(),
               std::string(memfmt::to_string(o.dt)).c_str(), dims_line.c_str());
   std::printf("%s", memfmt::describe(d).c_str());
-  std::printf("  element     %zu bytes; %lld elements, %lld with padding\n", memfmt::data_type_size(o.dt),
+  const std::string element = memfmt::is_sub_byte(o.dt) ? "4 bits (two per byte: element 2k in the low nibble)"
+                                                        : std::to_string(memfmt::data_type_size(o.dt)) + " bytes";
+  std::printf("  element     %s; %lld elements, %lld with padding\n", element.c_str(),
               static_cast<long long>(o.shape.product()), static_cast<long long>(d.get_padded_dims().product()));
   if (d.has_zero_dim()) {
     std::printf("\n(a dim is 0: no elements)\n");

@@ -64,11 +64,12 @@ TEST_CASE("tags: x as benchdnn expands it for the problem's rank") {
 }
 
 TEST_CASE("data type names: benchdnn's and memfmt's") {
-  for (const char* dt : {"f32", "bf16", "f16", "s32", "s8", "u8", "f64", "f8_e5m2", "f8_e4m3", "dnnl_f32", "dnnl_f64"}) {
+  for (const char* dt :
+       {"f32", "bf16", "f16", "s32", "s8", "u8", "f64", "f8_e5m2", "f8_e4m3", "s4", "u4", "dnnl_f32", "dnnl_f64", "dnnl_u4"}) {
     CHECK(is_benchdnn_data_type(dt));
     CHECK(is_memfmt_data_type(dt));
   }
-  for (const char* dt : {"s4", "u4", "f4_e2m1", "f4_e3m0", "e8m0", "boolean"}) {
+  for (const char* dt : {"f4_e2m1", "f4_e3m0", "e8m0", "boolean"}) {
     CHECK(is_benchdnn_data_type(dt));
     CHECK_FALSE(is_memfmt_data_type(dt));
   }
@@ -108,13 +109,13 @@ TEST_CASE("--reset resets the driver's options, not --mode or the other common o
 }
 
 TEST_CASE("problems memfmt cannot run are skipped with their reason") {
-  const auto p = read_text("--sdt=f32,s4 --runtime-dim-mask=0,63 2x3");
+  const auto p = read_text("--sdt=f32,f4_e2m1 --runtime-dim-mask=0,63 2x3");
   REQUIRE(p.size() == 4);
   CHECK(p[0].skip.empty());
   CHECK(p[1].skip == "run-time dims (--runtime-dim-mask) not supported yet: memfmt's desc has none");
   CHECK(read_text("--runtime-dim-mask=00 2x3")[0].skip.empty());  // a mask of no dims
-  CHECK(p[2].skip == "data type s4 not supported yet");
-  CHECK(p[3].skip == "data type s4 not supported yet");
+  CHECK(p[2].skip == "data type f4_e2m1 not supported yet");
+  CHECK(p[3].skip == "data type f4_e2m1 not supported yet");
 
   CHECK(read_text("--engine=gpu 2x3")[0].skip == "engine gpu: memfmt runs on the CPU only");
   CHECK(read_text("--attr-fpmath=bf16 2x3")[0].skip == "--attr-fpmath=bf16 not supported");

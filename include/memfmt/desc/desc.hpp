@@ -133,6 +133,14 @@ class desc {
     set_plain(dims_, dt);
     strides_ = strides;
     inner_.order = order_by_strides(dims_, strides_);
+    if (const int d = odd_packed_stride(); d >= 0) {
+      const dim s = strides_[d];
+      *this = desc();
+      if (!allow_empty)
+        detail::fail("desc: ", to_string(dt), " packs two elements per byte, so dim ", d, "'s stride must be 0, 1 or even (is ",
+                     s, ")");
+      return;
+    }
     if (span_bytes_overflow()) {
       if (allow_empty) *this = desc();
       else detail::fail("desc: strides reach past 2^63 bytes");
@@ -208,7 +216,9 @@ class desc {
   constexpr std::size_t get_data_size() const noexcept {
     if (kind_ != format_kind::blocked || offset0_ != 0) return 0;
     const dim span = span_in_elements(inner_, dims_, padded_dims_, strides_);
-    const std::size_t bytes = static_cast<std::size_t>(span) * data_type_size(dt_);
+    // (s4 and u4: half a byte each, the last byte whole)
+    const std::size_t bytes = is_sub_byte(dt_) ? (static_cast<std::size_t>(span) + 1) / 2
+                                               : static_cast<std::size_t>(span) * data_type_size(dt_);
     // the s32 compensation buffers that follow the data are aligned to 4 bytes
     return get_compensation_size() != 0 ? (bytes + 3) / 4 * 4 : bytes;
   }
@@ -283,6 +293,10 @@ class desc {
       r.padded_dims_[d] = right_border ? padded_dims_[d] - offsets[d] : sizes[d];
       r.offset0_ += offsets[d] / block * strides_[d];
     }
+    // a view of packed elements starts on a byte: a pointer to it is a byte's address
+    if (is_sub_byte(dt_) && r.offset0_ % 2 != 0)
+      return reject("a view of ", to_string(dt_), " must start on a byte, but starts at element ", r.offset0_,
+                    " (two elements per byte)");
     return r;
   }
 
@@ -453,7 +467,24 @@ class desc {
     strides_ = outer_strides(b, padded_dims_);
     inner_ = b;
     inner_.order = order_by_strides(dims_, strides_);
+    if (const int k = odd_packed_stride(); k >= 0) {
+      const dim s = strides_[k];
+      *this = desc();
+      return reject(to_string(dt), " packs two elements per byte, so dim ", k, "'s stride must be 0, 1 or even (is ", s, ")");
+    }
   }
+
+ public:
+  /// The first dim whose stride s4 and u4 cannot take, or -1: a dim (of padded extent
+  /// above 1) that steps over more than one element steps over whole bytes, an even
+  /// number of elements (oneDNN 3.x's rule, which keeps every row on a byte of its own).
+  constexpr int odd_packed_stride() const noexcept {
+    for (int d = 0; d < get_ndims() && is_sub_byte(dt_); ++d)
+      if (padded_dims_[d] > 1 && strides_[d] > 1 && strides_[d] % 2 != 0) return d;
+    return -1;
+  }
+
+ private:
 
   /// True when the padded volume, or the reach of some dim, would not fit in int64 bytes.
   constexpr bool span_bytes_overflow() const noexcept {

@@ -112,6 +112,9 @@ constexpr desc desc::from_fields(const desc_fields& f) {
     detail::fail("desc fields: strides overlap: dim ", d, " (padded extent ", f.padded[d], ", stride ", f.strides[d],
                  ") collides with the inner block or a dim of smaller stride");
   if (f.offset0 < 0) detail::fail("desc fields: offset0 ", f.offset0, " is negative");
+  if (is_sub_byte(f.dt) && f.offset0 % 2 != 0)
+    detail::fail("desc fields: a view of ", to_string(f.dt), " must start on a byte, but offset0 is ", f.offset0,
+                 " (two elements per byte)");
   constexpr std::uint32_t known = extra_flags::compensation_conv_s8s8 | extra_flags::scale_adjust |
                                   extra_flags::compensation_conv_asymmetric_src;
   if ((f.extra.flags & ~known) != 0)
@@ -123,6 +126,9 @@ constexpr desc desc::from_fields(const desc_fields& f) {
   r.strides_ = f.strides;
   r.inner_ = b;
   r.inner_.order = order_by_strides(r.dims_, r.strides_);
+  if (const int d = r.odd_packed_stride(); d >= 0)
+    detail::fail("desc fields: ", to_string(f.dt), " packs two elements per byte, so dim ", d,
+                 "'s stride must be 0, 1 or even (is ", f.strides[d], ")");
   if (r.span_bytes_overflow() || detail::fields_end_bytes(f.offset0, detail::fields_span(f, b), f.dt) < 0)
     detail::fail("desc fields: the descriptor reaches past 2^63 bytes");
   return f.extra == extra_info{} ? r : r.with_extra(f.extra);

@@ -88,6 +88,9 @@ constexpr desc desc::reshape_blocked(const dims& out, bool allow_empty) const {
     out_end = out_begin;
   }
   r.inner_.order = order_by_strides(r.dims_, r.strides_);
+  if (const int d = r.odd_packed_stride(); d >= 0)
+    return reject("dim ", d, " would have stride ", r.strides_[d], ", but ", to_string(dt_),
+                  " needs strides of 0, 1 or an even count (two elements per byte)");
   return r;
 }
 

@@ -72,7 +72,7 @@ enum class dlpack_dims {
 
 /// DLPack's data type of `dt` (lanes 1): f64, f32, f16 as kDLFloat, bf16 as kDLBfloat, s32, s8
 /// as kDLInt, u8 as kDLUInt.
-/// @throws error for `undef`, and for the f8 types (DLPack names them from 1.1 on; the
+/// @throws error for `undef`, for the f8 types (DLPack names them from 1.1 on; the
 ///         bridge is written against 0.6)
 inline DLDataType to_dlpack(data_type dt) {
   const auto make = [](DLDataTypeCode code, int bits) {
@@ -88,6 +88,8 @@ inline DLDataType to_dlpack(data_type dt) {
     case data_type::u8: return make(kDLUInt, 8);
     case data_type::f8_e5m2:
     case data_type::f8_e4m3:
+    case data_type::s4:  // (DLPack 0.6 gives no packing for elements below a byte)
+    case data_type::u4:
     case data_type::undef: break;
   }
   detail::fail("to_dlpack: data type ", to_string(dt), " has no DLPack counterpart (the bridge speaks DLPack 0.6)");

@@ -44,7 +44,7 @@ static_assert(DNNL_MAX_NDIMS == max_ndims, "memfmt and oneDNN must agree on the 
 
 /// oneDNN's data type of `dt` (`undef` for `undef`).
 /// @throws error naming the type when the oneDNN compiled against lacks it (f64 and the
-///         f8 types before oneDNN 3)
+///         f8 types before oneDNN 3, s4 and u4 before 3.5)
 inline dnnl::memory::data_type to_dnnl(data_type dt) {
   using dnnl_dt = dnnl::memory::data_type;
   switch (dt) {
@@ -62,21 +62,32 @@ inline dnnl::memory::data_type to_dnnl(data_type dt) {
     case data_type::f64:
     case data_type::f8_e5m2:
     case data_type::f8_e4m3:
-      detail::fail("to_dnnl: oneDNN ", DNNL_VERSION_MAJOR, ".", DNNL_VERSION_MINOR, " has no data type ", to_string(dt));
 #endif
+#if DNNL_VERSION_MAJOR > 3 || (DNNL_VERSION_MAJOR == 3 && DNNL_VERSION_MINOR >= 5)
+    case data_type::s4: return dnnl_dt::s4;
+    case data_type::u4: return dnnl_dt::u4;
+#else
+    case data_type::s4:
+    case data_type::u4:
+#endif
+      detail::fail("to_dnnl: oneDNN ", DNNL_VERSION_MAJOR, ".", DNNL_VERSION_MINOR, " has no data type ", to_string(dt));
     case data_type::undef: break;
   }
   return dnnl_dt::undef;
 }
 
 /// memfmt's data type of `dt`.
-/// @throws error naming the type when memfmt has no such type (s4, u4, ...)
+/// @throws error naming the type when memfmt has no such type (f4_e2m1, e8m0, s64, ...)
 inline data_type from_dnnl(dnnl::memory::data_type dt) {
   for (const data_type ours : {data_type::undef, data_type::f16, data_type::bf16, data_type::f32, data_type::s32,
                                data_type::s8, data_type::u8
 #if DNNL_VERSION_MAJOR >= 3
                                ,
                                data_type::f64, data_type::f8_e5m2, data_type::f8_e4m3
+#endif
+#if DNNL_VERSION_MAJOR > 3 || (DNNL_VERSION_MAJOR == 3 && DNNL_VERSION_MINOR >= 5)
+                               ,
+                               data_type::s4, data_type::u4
 #endif
        })
     if (to_dnnl(ours) == dt) return ours;

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "memfmt/core/error.hpp"
+#include "memfmt/core/nibbles.hpp"
 #include "memfmt/desc/desc.hpp"
 
 namespace memfmt {
@@ -93,6 +94,10 @@ inline void zero_padding(const desc& d, void* handle) {
   if (handle == nullptr) detail::fail("zero_padding: null data handle");
   const std::size_t size = data_type_size(d.get_data_type());
   auto* bytes = static_cast<unsigned char*>(handle);
+  if (is_sub_byte(d.get_data_type())) {
+    detail::for_each_padding_index(d, [&](const dims& index) { detail::store_nibble(bytes, detail::padded_offset(d, index), 0); });
+    return;
+  }
   detail::for_each_padding_index(d, [&](const dims& index) {
     std::memset(bytes + static_cast<std::size_t>(detail::padded_offset(d, index)) * size, 0, size);
   });
@@ -131,12 +136,34 @@ class memory {
 
   /// The element at a logical index, as `T` (float for f32, std::int32_t, std::int8_t,
   /// std::uint8_t, and std::uint16_t bits for f16 and bf16).
-  /// @throws error when `T` does not fit the data type or the index is outside the dims
+  /// @throws error when `T` does not fit the data type (s4 and u4 elements have no
+  ///         address: see get_int4) or the index is outside the dims
   template <class T>
   T& at(const dims& index) const {
+    if (is_sub_byte(desc_.get_data_type()))
+      detail::fail("memory::at: ", to_string(desc_.get_data_type()),
+                   " elements are packed two per byte and have no address (use get_int4 and set_int4)");
     if (!fits<T>(desc_.get_data_type()))
       detail::fail("memory::at: the element type does not match data type ", to_string(desc_.get_data_type()));
     return static_cast<T*>(handle_)[desc_.offset(index)];
+  }
+
+  /// The value of the s4 (-8..7) or u4 (0..15) element at a logical index.
+  /// @throws error when the data type is neither or the index is outside the dims
+  int get_int4(const dims& index) const {
+    const bool is_signed = check_int4("get_int4");
+    return detail::nibble_value(detail::load_nibble(static_cast<const unsigned char*>(handle_), desc_.offset(index)),
+                                is_signed);
+  }
+
+  /// Sets the s4 or u4 element at a logical index (its byte's other element is kept).
+  /// @throws error when the data type is neither, the value does not fit it, or the index
+  ///         is outside the dims
+  void set_int4(const dims& index, int value) const {
+    const bool is_signed = check_int4("set_int4");
+    if (value < (is_signed ? -8 : 0) || value > (is_signed ? 7 : 15))
+      detail::fail("memory::set_int4: ", value, " does not fit ", to_string(desc_.get_data_type()));
+    detail::store_nibble(static_cast<unsigned char*>(handle_), desc_.offset(index), static_cast<unsigned>(value));
   }
 
  private:
@@ -145,6 +172,13 @@ class memory {
       detail::fail("memory: needs a concrete descriptor, not ",
                    d.get_format_kind() == format_kind::any ? "format_kind::any" : "the zero descriptor");
     return d;
+  }
+
+  /// True for s4; throws for a type other than s4 and u4.
+  bool check_int4(const char* what) const {
+    const data_type dt = desc_.get_data_type();
+    if (!is_sub_byte(dt)) detail::fail("memory::", what, ": the data type is ", to_string(dt), ", not s4 or u4");
+    return dt == data_type::s4;
   }
 
   template <class T>
@@ -159,6 +193,8 @@ class memory {
       case data_type::f8_e4m3: return std::is_same_v<T, std::uint8_t>;
       case data_type::f16:
       case data_type::bf16: return std::is_same_v<T, std::uint16_t>;
+      case data_type::s4:
+      case data_type::u4:
       case data_type::undef: break;
     }
     return false;

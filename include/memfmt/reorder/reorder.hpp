@@ -3,12 +3,14 @@
 /// `memfmt::reorder`: plan once (lower both layouts to loop nests and pick kernels),
 /// execute many times. Exact conversions, zero-filled padding, threads over outer loops.
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #endif
 
 #include "memfmt/core/error.hpp"
+#include "memfmt/core/nibbles.hpp"
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/memory/memory.hpp"
 #include "memfmt/reorder/attr.hpp"
@@ -82,7 +85,8 @@ class reorder {
   ///         overlaps itself, or an attribute does not fit
   reorder(const desc& src, const desc& dst, const reorder_attr& attr = {}) : src_(src), dst_(dst), attr_(attr) {
     check_descs();
-    plan();
+    if (is_sub_byte(src_.get_data_type()) || is_sub_byte(dst_.get_data_type())) plan_unpacked();
+    else plan();
   }
   /// Plans the reorder between the layouts of two tensor objects: `memory`, or another
   /// library's through `memory_traits` (`dnnl::memory` with memfmt/interop/onednn.hpp).
@@ -105,6 +109,10 @@ class reorder {
     if (src_.has_zero_dim()) return;
     if (src == nullptr || dst == nullptr)
       detail::fail("reorder::execute: null ", src == nullptr ? "source" : "destination", " pointer");
+    if (bytes_ != nullptr) {
+      execute_unpacked(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), parallel_for);
+      return;
+    }
     const auto* s = static_cast<const unsigned char*>(src) + src_.get_submemory_offset() * src_size_;
     auto* d = static_cast<unsigned char*>(dst) + dst_.get_submemory_offset() * dst_size_;
     if (elementwise_) {
@@ -159,11 +167,21 @@ class reorder {
 
   /// The nests the plan runs (for tests, benchmarks and curious users). They point into
   /// this plan (its scales and gather tables): run them only while it lives.
-  const std::vector<detail::placed_nest>& nests() const noexcept { return plan_.nests; }
-  bool is_elementwise() const noexcept { return elementwise_; }
+  /// (A reorder of s4 or u4 runs the nests of its reorder on bytes: see plan_unpacked.)
+  const std::vector<detail::placed_nest>& nests() const noexcept { return bytes_ ? bytes_->nests() : plan_.nests; }
+  bool is_elementwise() const noexcept { return bytes_ ? bytes_->is_elementwise() : elementwise_; }
   /// The plan as text, a line per nest (see plan_str.hpp), or one line when the reorder
-  /// goes element by element.
+  /// goes element by element; a reorder of s4 or u4 first says which side it unpacks.
   std::string plan_str() const {
+    if (bytes_ != nullptr) {
+      std::string r;
+      for (const auto& [side, d] : {std::pair{&src_side_, &src_}, std::pair{&dst_side_, &dst_}})
+        if (side->packed)
+          r += std::string(d == &src_ ? "unpack source " : "pack destination ") + std::string(to_string(d->get_data_type())) +
+               (d == &src_ ? " to " : " from ") + (side->is_signed ? "s8" : "u8") + " (" + std::to_string(side->span) +
+               " elements" + (side->read_back ? ", old values read first" : "") + ")\n";
+      return r + bytes_->plan_str();
+    }
     return elementwise_ ? std::string("element-wise (the blocks do not nest)\n") : detail::plan_str(plan_.nests);
   }
 
@@ -238,6 +256,79 @@ class reorder {
       run_ready(pair[0], it * first, (it + 1) * first);
       run_ready(pair[1], it * second, (it + 1) * second);
     }
+  }
+
+  /// A side of a reorder of s4 or u4 elements, which have no byte address: the reorder
+  /// runs on bytes (s8 for s4, u8 for u4) in the same layout, the packed side unpacked
+  /// into scratch before and packed back, saturating, after. A value converts to s8 and
+  /// then to s4 as it would to s4 (one rounding; the two saturations nest), so the result
+  /// is the direct conversion's.
+  struct unpacked_side {
+    bool packed = false;     ///< s4 or u4
+    bool is_signed = false;  ///< s4
+    dim offset = 0;          ///< the first element (even: a view starts on a byte)
+    dim span = 0;            ///< elements from there to past the last one the layout reaches
+    bool read_back = false;  ///< the destination's old elements fill the scratch first
+  };
+
+  void plan_unpacked() {
+    const auto on_bytes = [](const desc& d, unpacked_side& side) {
+      if (!is_sub_byte(d.get_data_type())) return d;
+      desc_fields f = d.fields();
+      side.packed = true;
+      side.is_signed = f.dt == data_type::s4;
+      side.offset = f.offset0;
+      f.dt = side.is_signed ? data_type::s8 : data_type::u8;
+      f.offset0 = 0;
+      const desc bytes = desc::from_fields(f);
+      // (the last element or padding position is the farthest: outer strides pass their
+      // inner blocks)
+      dims last = bytes.get_padded_dims();
+      bool empty = false;
+      for (int k = 0; k < last.size(); ++k) {
+        empty = empty || last[k] == 0;
+        last[k] -= 1 + bytes.get_padded_offsets()[k];
+      }
+      side.span = empty ? 0 : detail::padded_offset(bytes, last) + 1;
+      return bytes;
+    };
+    const desc src = on_bytes(src_, src_side_), dst = on_bytes(dst_, dst_side_);
+    // the scratch starts as the old destination where the reorder reads it (a sum) or
+    // leaves elements between those it writes (strides with gaps)
+    dim padded_volume = 1;
+    for (dim v : dst_.get_padded_dims()) padded_volume *= v;
+    dst_side_.read_back = dst_side_.packed && (attr_.sum_beta != 0.f || dst_side_.span != padded_volume);
+    bytes_ = std::make_shared<const reorder>(src, dst, attr_);
+    serial_ = src_.get_size() + dst_.get_size() < serial_bytes;
+  }
+
+  void execute_unpacked(const unsigned char* src, unsigned char* dst, const parallel_for_fn& parallel_for) const {
+    // (unpacking and packing go by pieces of whole bytes, on the reorder's threads)
+    const auto by_pieces = [&](dim count, const auto& body) {
+      constexpr dim piece = dim{1} << 16;  // elements (even: pieces start on bytes)
+      const dim pieces = (count + piece - 1) / piece;
+      if (pieces <= 1 || parallel_for == nullptr || serial_) return body(0, count);
+      parallel_for(pieces, [&](dim begin, dim end) { body(begin * piece, std::min(end * piece, count)); });
+    };
+    const auto unpack = [&by_pieces](const unpacked_side& side, const unsigned char* packed, unsigned char* bytes) {
+      by_pieces(side.span, [&](dim begin, dim end) {
+        detail::unpack_nibbles(packed, side.offset + begin, end - begin, side.is_signed, bytes + begin);
+      });
+    };
+    std::unique_ptr<unsigned char[]> src_bytes, dst_bytes;
+    if (src_side_.packed) {
+      src_bytes = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(src_side_.span));
+      unpack(src_side_, src, src_bytes.get());
+    }
+    if (dst_side_.packed) {
+      dst_bytes = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(dst_side_.span));
+      if (dst_side_.read_back) unpack(dst_side_, dst, dst_bytes.get());
+    }
+    bytes_->execute(src_side_.packed ? src_bytes.get() : src, dst_side_.packed ? dst_bytes.get() : dst, parallel_for);
+    if (dst_side_.packed)
+      by_pieces(dst_side_.span, [&](dim begin, dim end) {
+        detail::pack_nibbles(dst_bytes.get() + begin, end - begin, dst_side_.is_signed, dst, dst_side_.offset + begin);
+      });
   }
 
   /// The descriptor and the data of a tensor object, errors said to be the `role`'s.
@@ -655,6 +746,9 @@ class reorder {
   /// beta / s_dst per index of scale_strides_, with per-index destination scales and a
   /// sum (element-wise plans only); empty otherwise (the conversion's beta holds it)
   std::vector<float> sum_betas_;
+  /// With s4 or u4: the reorder on bytes that runs this one, and how each side gets there
+  std::shared_ptr<const reorder> bytes_;
+  unpacked_side src_side_, dst_side_;
 };
 
 }  // namespace memfmt

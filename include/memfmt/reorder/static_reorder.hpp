@@ -22,6 +22,8 @@ struct static_reorder {
   static_assert(Src::is_static && Dst::is_static, "memfmt::static_reorder: both layouts need static extents");
   static_assert(Src{}.extents() == Dst{}.extents(), "memfmt::static_reorder: source and destination extents differ");
   static_assert(SrcType != data_type::undef && DstType != data_type::undef, "memfmt::static_reorder: undef data type");
+  static_assert(!is_sub_byte(SrcType) && !is_sub_byte(DstType),
+                "memfmt::static_reorder: s4 and u4 elements have no address of their own (memfmt::reorder takes them)");
 
   using src_type = detail::storage_t<SrcType>;  ///< f16 and bf16 as std::uint16_t bits
   using dst_type = detail::storage_t<DstType>;

@@ -293,7 +293,7 @@ TEST_CASE("f64 -> f32, bf16, f16, f8 rounds once at every rounding point", "[con
 TEST_CASE("f64 -> every type at random, with NaN payloads, infinities, subnormal and huge doubles", "[convert][f64]") {
   const std::vector<double> xs = random_doubles();
   for (const data_type dt : memfmt::all_data_types)
-    if (dt != data_type::f64) check_from_f64(dt, xs);
+    if (dt != data_type::f64 && !memfmt::is_sub_byte(dt)) check_from_f64(dt, xs);  // (s4, u4: reorder.int4)
 }
 
 TEST_CASE("f64 -> s8, u8, s32 rounds half to even and saturates", "[convert][f64]") {

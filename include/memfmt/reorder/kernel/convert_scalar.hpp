@@ -302,6 +302,8 @@ decltype(auto) visit_data_type(data_type dt, F&& f) {
     case data_type::f8_e5m2: return f.template operator()<data_type::f8_e5m2>();
     case data_type::f8_e4m3: return f.template operator()<data_type::f8_e4m3>();
     case data_type::u8: break;
+    case data_type::s4:  // (no address of their own: reorders unpack them to s8 and u8 first)
+    case data_type::u4:
     case data_type::undef: break;
   }
   return f.template operator()<data_type::u8>();
