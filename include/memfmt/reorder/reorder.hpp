@@ -553,48 +553,66 @@ class reorder {
     scale_strides_ = scale_strides;
   }
 
-  void combine_scales(int mask) {
-    const int n = src_.get_ndims();
-    const dims all = row_major_strides(mask);
+  /// Calls `f(k, si, dj)` for each index `k` of the union `mask` of both scales' masks
+  /// (row-major over its dims, the last fastest), with `si` and `dj` the indices of the
+  /// source's and the destination's values there (0 for scales that are absent).
+  template <class F>
+  void for_each_scale_index(int mask, F&& f) const {
+    // per masked dim, each index's share of si and dj (no division per element: planning
+    // a table of one factor per weight must not cost more than the reorder)
     const dims src_strides = scale_value_strides(attr_.src_scales), src_groups = scale_groups(attr_.src_scales);
     const dims dst_strides = scale_value_strides(attr_.dst_scales), dst_groups = scale_groups(attr_.dst_scales);
+    std::vector<std::vector<dim>> src_part, dst_part;
     dim count = 1;
-    for (int d = 0; d < n; ++d)
+    for (int d = 0; d < src_.get_ndims(); ++d) {
+      if ((mask >> d & 1) == 0) continue;
+      const dim extent = src_.get_dims()[d];
+      count *= extent;
+      src_part.emplace_back(static_cast<std::size_t>(extent));
+      dst_part.emplace_back(static_cast<std::size_t>(extent));
+      for (dim i = 0; i < extent; ++i) {
+        src_part.back()[static_cast<std::size_t>(i)] = i / src_groups[d] * src_strides[d];
+        dst_part.back()[static_cast<std::size_t>(i)] = i / dst_groups[d] * dst_strides[d];
+      }
+    }
+    const auto m = static_cast<int>(src_part.size());
+    std::vector<std::size_t> index(static_cast<std::size_t>(m), 0);
+    for (dim k = 0; k < count; ++k) {
+      dim si = 0, dj = 0;
+      for (std::size_t j = 0; j < index.size(); ++j) {
+        si += src_part[j][index[j]];
+        dj += dst_part[j][index[j]];
+      }
+      f(k, static_cast<std::size_t>(si), static_cast<std::size_t>(dj));
+      for (int j = m - 1; j >= 0; --j) {
+        const auto jj = static_cast<std::size_t>(j);
+        if (++index[jj] < src_part[jj].size()) break;
+        index[jj] = 0;
+      }
+    }
+  }
+
+  /// s_src / s_dst per index of the union `mask` of both masks.
+  void combine_scales(int mask) {
+    dim count = 1;
+    for (int d = 0; d < src_.get_ndims(); ++d)
       if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
     plan_.scales.resize(static_cast<std::size_t>(count));
-    dims index = dims::filled(n, 0);
-    for (dim k = 0; k < count; ++k) {
-      dim rest = k, si = 0, di = 0;
-      for (int d = 0; d < n; ++d)
-        if (all[d] != 0) {
-          index[d] = rest / all[d];
-          rest %= all[d];
-          si += index[d] / src_groups[d] * src_strides[d];
-          di += index[d] / dst_groups[d] * dst_strides[d];
-        }
-      const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[static_cast<std::size_t>(si)];
-      const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[static_cast<std::size_t>(di)];
+    for_each_scale_index(mask, [&](dim k, std::size_t si, std::size_t dj) {
+      const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[si];
+      const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[dj];
       plan_.scales[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
-    }
+    });
   }
 
   /// beta / s_dst per index of the union `mask` of both scales' masks (indexed as
   /// combine_scales indexes plan_.scales).
   std::vector<float> per_index_betas(int mask) const {
-    const int n = src_.get_ndims();
-    const dims all = row_major_strides(mask);
-    const dims dst_strides = scale_value_strides(attr_.dst_scales), dst_groups = scale_groups(attr_.dst_scales);
     std::vector<float> betas(plan_.scales.size());
-    for (std::size_t k = 0; k < betas.size(); ++k) {
-      dim rest = static_cast<dim>(k), di = 0;
-      for (int d = 0; d < n; ++d)
-        if (all[d] != 0) {
-          di += rest / all[d] / dst_groups[d] * dst_strides[d];
-          rest %= all[d];
-        }
-      const float t = attr_.dst_scales.values[static_cast<std::size_t>(di)];
-      betas[k] = t == 1.f ? attr_.sum_beta : attr_.sum_beta / t;
-    }
+    for_each_scale_index(mask, [&](dim k, std::size_t, std::size_t dj) {
+      const float t = attr_.dst_scales.values[dj];
+      betas[static_cast<std::size_t>(k)] = t == 1.f ? attr_.sum_beta : attr_.sum_beta / t;
+    });
     return betas;
   }
 
