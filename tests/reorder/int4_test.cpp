@@ -24,11 +24,8 @@ namespace {
 constexpr data_type byte_types[] = {data_type::f32, data_type::bf16,    data_type::f16,     data_type::s32, data_type::s8,
                                     data_type::u8,  data_type::f8_e5m2, data_type::f8_e4m3, data_type::f64};
 
-// The 4 bits of element `offset` (linear) of a packed buffer.
-unsigned nibble_at(const std::vector<unsigned char>& b, dim offset) {
-  return (b[static_cast<std::size_t>(offset / 2)] >> (offset % 2 * 4)) & 0xFu;
-}
-int int4_value(data_type dt, unsigned bits) { return dt == data_type::s4 && bits >= 8 ? static_cast<int>(bits) - 16 : static_cast<int>(bits); }
+// The value of element `offset` (linear) of a packed buffer (reference.hpp's reading).
+int int4_at(data_type dt, const std::vector<unsigned char>& b, dim offset) { return nibble_value(dt, b.data(), offset); }
 
 // The value of an element of a byte type, decoded from its bits here (f8: sign,
 // exponent, significand; E4M3 has no infinities and NaN at S.1111.111).
@@ -95,7 +92,7 @@ TEST_CASE("every s4 and u4 pattern converts exactly to every type") {
       const std::vector<unsigned char> out = convert_1d(from, to, packed, 32);
       const std::size_t size = memfmt::data_type_size(to);
       for (dim k = 0; k < 32; ++k) {
-        const int v = int4_value(from, nibble_at(packed, k));
+        const int v = int4_at(from, packed, k);
         INFO("element " << k << " = " << v);
         CHECK(decoded(to, out.data() + k * size) == stored_integer(to, v));
       }
@@ -103,7 +100,7 @@ TEST_CASE("every s4 and u4 pattern converts exactly to every type") {
     for (const data_type to : {data_type::s4, data_type::u4}) {
       INFO(to_string(from) << " -> " << to_string(to));
       const std::vector<unsigned char> out = convert_1d(from, to, packed, 32);
-      for (dim k = 0; k < 32; ++k) CHECK(int4_value(to, nibble_at(out, k)) == stored_int4(to, int4_value(from, nibble_at(packed, k))));
+      for (dim k = 0; k < 32; ++k) CHECK(int4_at(to, out, k) == stored_int4(to, int4_at(from, packed, k)));
     }
   }
 }
@@ -117,8 +114,8 @@ void check_into_int4(data_type dt, const std::vector<unsigned char>& src, dim co
     dim wrong = 0;
     for (dim k = 0; k < count; ++k) {
       const double x = decoded(dt, src.data() + k * size);
-      if (int4_value(to, nibble_at(out, k)) != stored_int4(to, x) && ++wrong <= 5)
-        FAIL_CHECK(to_string(dt) << " " << x << " -> " << to_string(to) << ": " << int4_value(to, nibble_at(out, k))
+      if (int4_at(to, out, k) != stored_int4(to, x) && ++wrong <= 5)
+        FAIL_CHECK(to_string(dt) << " " << x << " -> " << to_string(to) << ": " << int4_at(to, out, k)
                                  << ", expected " << stored_int4(to, x));
     }
     CHECK(wrong == 0);
@@ -207,11 +204,11 @@ TEST_CASE("packing: element 2k in the low nibble, in layouts with odd extents, p
           const dim at = inside ? l.d.offset(i) : memfmt::detail::padded_offset(l.d, i);
           touched[static_cast<std::size_t>(at)] = true;
           const int expected = inside ? stored_int4(to, values[static_cast<std::size_t>(src.offset(i))]) : 0;
-          if (int4_value(to, nibble_at(out, at)) != expected)
-            FAIL_CHECK("element " << at << ": " << int4_value(to, nibble_at(out, at)) << ", expected " << expected);
+          if (int4_at(to, out, at) != expected)
+            FAIL_CHECK("element " << at << ": " << int4_at(to, out, at) << ", expected " << expected);
         });
         for (std::size_t k = 0; k < touched.size(); ++k)
-          if (!touched[k] && nibble_at(out, static_cast<dim>(k)) != nibble_at(before, static_cast<dim>(k)))
+          if (!touched[k] && int4_at(data_type::u4, out, static_cast<dim>(k)) != int4_at(data_type::u4, before, static_cast<dim>(k)))
             FAIL_CHECK("nibble " << k << " outside the tensor was written");
       }
     }
@@ -236,7 +233,7 @@ TEST_CASE("threads: large tensors pack and unpack by pieces, each element once")
       dim wrong = 0;
       for_each_index(shape, [&](const dims& i) {
         const int v = stored_int4(q, values[static_cast<std::size_t>(f.offset(i))]);
-        wrong += int4_value(q, nibble_at(packed, d.offset(i))) != v || back[static_cast<std::size_t>(f.offset(i))] != v;
+        wrong += int4_at(q, packed, d.offset(i)) != v || back[static_cast<std::size_t>(f.offset(i))] != v;
       });
       CHECK(wrong == 0);
     }
@@ -256,7 +253,7 @@ TEST_CASE("s4 and u4 sources in blocked layouts, garbage in their padding, into 
         reorder(s, d).execute(src.data(), out.data());
         dim wrong = 0;
         for_each_index(s.get_dims(), [&](const dims& i) {
-          const int v = int4_value(from, nibble_at(src, s.offset(i)));
+          const int v = int4_at(from, src, s.offset(i));
           wrong += decoded(to, out.data() + d.offset(i) * memfmt::data_type_size(to)) != v;
         });
         CHECK(wrong == 0);
@@ -290,9 +287,9 @@ TEST_CASE("grouped scales, zero points and a sum into u4 and s4, as docs/reorder
         const auto zp = static_cast<float>(attr.dst_zero_point);
         float x = static_cast<float>(1.0 / t) * w[static_cast<std::size_t>(i[0] * 16 + i[1])];
         if (beta != 0.f)
-          x = x + static_cast<float>(beta / t) * (static_cast<float>(int4_value(to, nibble_at(old, d.offset(i)))) - zp);
+          x = x + static_cast<float>(beta / t) * (static_cast<float>(int4_at(to, old, d.offset(i))) - zp);
         x = x + zp;
-        CHECK(int4_value(to, nibble_at(out, d.offset(i))) == stored_int4(to, x));
+        CHECK(int4_at(to, out, d.offset(i)) == stored_int4(to, x));
       });
     }
 }
@@ -341,7 +338,7 @@ TEST_CASE("memory: s4 and u4 elements by value, never by reference") {
   const auto* q = static_cast<const unsigned char*>(p.get_data_handle());
   const desc& pd = p.get_desc();
   for_each_index(pd.get_padded_dims(), [&](const dims& i) {
-    if (i[0] >= 3 || i[1] >= 17) CHECK(((q[memfmt::detail::padded_offset(pd, i) / 2] >> (memfmt::detail::padded_offset(pd, i) % 2 * 4)) & 15) == 0);
+    if (i[0] >= 3 || i[1] >= 17) CHECK(nibble_value(data_type::u4, q, memfmt::detail::padded_offset(pd, i)) == 0);
   });
 }
 

@@ -303,7 +303,7 @@ struct differences {
 /// The same for s4 and u4, nibble by nibble (`first_padding` is then a nibble's offset).
 differences compare_nibbles(const memfmt::desc& d, const unsigned char* a, const unsigned char* b) {
   differences r;
-  const auto nibble = [](const unsigned char* p, dim at) { return (p[at / 2] >> (at % 2 * 4)) & 15; };
+  const auto nibble = [](const unsigned char* p, dim at) { return memfmt_test::nibble_value(data_type::u4, p, at); };
   std::size_t slots = 0;
   const auto nibbles = static_cast<dim>(d.get_data_size() * 2);
   std::vector<bool> element(static_cast<std::size_t>(nibbles), false);
