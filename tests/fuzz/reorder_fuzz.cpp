@@ -107,7 +107,7 @@ std::string text(const memfmt::scales& s) {
                    static_cast<long long>(s->d.get_submemory_offset()), memfmt::describe(s->d).c_str());
     const reorder_attr& a = p.attr;
     std::fprintf(stderr, "attr: src scales %s; dst scales %s; zero points %d/%d; beta %g; threads %d%s\n",
-                 text(a.src_scales).c_str(), text(a.dst_scales).c_str(), a.src_zero_point, a.dst_zero_point,
+                 text(a.src_scales).c_str(), text(a.dst_scales).c_str(), a.src_zero_points.common_value(), a.dst_zero_points.common_value(),
                  static_cast<double>(a.sum_beta), a.threads, p.custom_parallel_for ? " (caller's parallel_for)" : "");
     std::fprintf(stderr, "target %s; src and dst %zu and %zu bytes past a cache line\n", p.target, p.src_at, p.dst_at);
   }
@@ -255,8 +255,8 @@ void decode_attr(reader& in, problem& p) {
   };
   if ((flags & 1) != 0) a.src_scales = decode_scales(in, shape, (flags & 2) != 0);
   if ((flags & 4) != 0) a.dst_scales = decode_scales(in, shape, (flags & 8) != 0);
-  if ((flags & 16) != 0 && memfmt::is_integral(p.src.d.get_data_type())) a.src_zero_point = zero_point();
-  if ((flags & 32) != 0 && memfmt::is_integral(p.dst.d.get_data_type())) a.dst_zero_point = zero_point();
+  if ((flags & 16) != 0 && memfmt::is_integral(p.src.d.get_data_type())) a.src_zero_points = memfmt::zero_points::common(zero_point());
+  if ((flags & 32) != 0 && memfmt::is_integral(p.dst.d.get_data_type())) a.dst_zero_points = memfmt::zero_points::common(zero_point());
   if ((flags & 64) != 0) a.sum_beta = beta_values[in.byte() % std::size(beta_values)];
   a.threads = 1 + more % 3;
   p.custom_parallel_for = (more & 4) != 0;

@@ -36,9 +36,10 @@ inline bool comparable(const desc& src, const desc& dst, const memfmt::reorder_a
   const unsigned run = static_cast<unsigned>(a.src_scales.mask) >> std::countr_zero(static_cast<unsigned>(a.src_scales.mask) | 1u << 31);
   if ((run & (run + 1)) != 0) return false;
   if (a.sum_beta != 0.f && a.sum_beta != 0.5f && a.sum_beta != 1.f) return false;
-  const bool zero_points = a.src_zero_point != 0 || a.dst_zero_point != 0;
-  if ((a.sum_beta != 0.f && a.dst_zero_point != 0) || (zero_points && gaps)) return false;
-  if (std::abs(a.src_zero_point) > 128 || std::abs(a.dst_zero_point) > 128) return false;
+  const std::int32_t src_zp = a.src_zero_points.common_value(), dst_zp = a.dst_zero_points.common_value();
+  const bool zero_points = src_zp != 0 || dst_zp != 0;
+  if ((a.sum_beta != 0.f && dst_zp != 0) || (zero_points && gaps)) return false;
+  if (std::abs(src_zp) > 128 || std::abs(dst_zp) > 128) return false;
   for (const desc* d : {&src, &dst})
     for (int i = 0; i < d->get_ndims(); ++i)
       if (d->get_padded_dims()[i] % d->get_blocks()[i] != 0) return false;
@@ -85,7 +86,7 @@ inline void make_exact(data_type dt, data_type to, bool zero_points, std::vector
 inline std::optional<std::vector<unsigned char>> run_onednn(const desc& src, const desc& dst, memfmt::reorder_attr a,
                                                             bool zero_points, std::vector<unsigned char>& s,
                                                             std::vector<unsigned char> out) {
-  if (!zero_points) a.src_zero_point = a.dst_zero_point = 0;
+  if (!zero_points) a.src_zero_points = a.dst_zero_points = {};
   try {
     memfmt_onednn::reorder(src, dst, a).run(s.data(), out.data());
   } catch (const memfmt_onednn::unsupported&) {
@@ -103,7 +104,7 @@ inline std::string compare_with_onednn(const desc& src, const desc& dst, const m
                                        const memfmt::reorder& r, std::vector<unsigned char> s, std::size_t dst_bytes,
                                        std::mt19937& rng) {
   const data_type from = src.get_data_type(), to = dst.get_data_type();
-  const bool zero_points = a.src_zero_point != 0 || a.dst_zero_point != 0;
+  const bool zero_points = a.src_zero_points.common_value() != 0 || a.dst_zero_points.common_value() != 0;
   std::vector<unsigned char> initial(dst_bytes);
   fill_random(to, initial.data(), initial.size(), rng);
   make_exact(from, to, zero_points, s);

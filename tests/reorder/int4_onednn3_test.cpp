@@ -127,10 +127,10 @@ TEST_CASE("s4 and u4 with scales and zero points") {
     const std::int32_t zp = q == data_type::u4 ? 8 : 1;
     reorder_attr quantize;
     quantize.dst_scales = {0, {0.5f}};
-    quantize.dst_zero_point = zp;
+    quantize.dst_zero_points = memfmt::zero_points::common(zp);
     reorder_attr dequantize;
     dequantize.src_scales = {0, {0.25f}};
-    dequantize.src_zero_point = zp;
+    dequantize.src_zero_points = memfmt::zero_points::common(zp);
     for (const auto& [shape, a, b] : {std::tuple{dims{2, 64, 64, 3, 3}, "abcde", "abcde"}, std::tuple{dims{2, 16, 6, 3, 2}, "abcde", "aBCde2c4b2c"},
                                       std::tuple{dims{16, 16}, "ba", "ab"}}) {
       reorder_attr per_channel;

@@ -275,7 +275,7 @@ TEST_CASE("grouped scales, zero points and a sum into u4 and s4, as docs/reorder
       INFO(to_string(to) << " beta " << beta);
       reorder_attr attr;
       attr.dst_scales = {0b11, scales, {1, 4}};
-      attr.dst_zero_point = to == data_type::u4 ? 8 : 1;
+      attr.dst_zero_points = memfmt::zero_points::common(to == data_type::u4 ? 8 : 1);
       attr.sum_beta = beta;
       const desc s(shape, data_type::f32, "ab"), d(shape, to, "BA16a64b4a");
       std::vector<unsigned char> out(d.get_size());
@@ -284,7 +284,7 @@ TEST_CASE("grouped scales, zero points and a sum into u4 and s4, as docs/reorder
       reorder(s, d, attr).execute(w.data(), out.data());
       for_each_index(shape, [&](const dims& i) {
         const float t = scales[static_cast<std::size_t>(i[0] * 4 + i[1] / 4)];
-        const auto zp = static_cast<float>(attr.dst_zero_point);
+        const auto zp = static_cast<float>(attr.dst_zero_points.common_value());
         float x = static_cast<float>(1.0 / t) * w[static_cast<std::size_t>(i[0] * 16 + i[1])];
         if (beta != 0.f)
           x = x + static_cast<float>(beta / t) * (static_cast<float>(int4_at(to, old, d.offset(i))) - zp);

@@ -524,8 +524,8 @@ result compare(const problem& p, const desc& src, const desc& dst, std::uint32_t
     scales = {p.scale};
     attr.src_scales = {0, scales};
   }
-  attr.src_zero_point = p.src_zp;
-  attr.dst_zero_point = p.dst_zp;
+  attr.src_zero_points = memfmt::zero_points::common(p.src_zp);
+  attr.dst_zero_points = memfmt::zero_points::common(p.dst_zp);
   attr.sum_beta = p.beta;
   if (p.dst_scale != 1.f) attr.dst_scales = {0, {p.dst_scale}};
   // every other problem on 3 threads (those of 64 KiB and more are cut for them; oneDNN
@@ -537,7 +537,7 @@ result compare(const problem& p, const desc& src, const desc& dst, std::uint32_t
   // oneDNN's result, or nothing when it has no such reorder
   const auto onednn = [&](bool zero_points) -> std::optional<std::vector<unsigned char>> {
     memfmt::reorder_attr theirs_attr = attr;
-    if (!zero_points) theirs_attr.src_zero_point = theirs_attr.dst_zero_point = 0;
+    if (!zero_points) theirs_attr.src_zero_points = theirs_attr.dst_zero_points = {};
     std::vector<unsigned char> out = initial;
     try {
       memfmt_onednn::reorder(src, dst, theirs_attr).run(s.data(), out.data());

@@ -255,8 +255,8 @@ TEST_CASE("strided and submemory views", "[reorder]") {
   check(gappy, desc(shape, data_type::f32, "nChw8c"));
   check(desc(shape, data_type::s8, "nhwc"), desc(shape, data_type::s8, dims{300, 1, 70, 7}));
   reorder_attr zero_points;  // applied to every element of a gapped view too
-  zero_points.src_zero_point = 2;
-  zero_points.dst_zero_point = -4;
+  zero_points.src_zero_points = memfmt::zero_points::common(2);
+  zero_points.dst_zero_points = memfmt::zero_points::common(-4);
   check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s32, dims{300, 1, 70, 7}), zero_points);
   check(desc(shape, data_type::u8, dims{200, 40, 9, 2}), desc(shape, data_type::f32, "nchw"), zero_points);
   // broadcast source (stride 0), also along the rows of a transpose
@@ -304,8 +304,8 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
   check(desc(shape, data_type::bf16, "nchw"), desc(shape, data_type::f32, "nhwc"), apart);
 
   reorder_attr zero_points;
-  zero_points.src_zero_point = 3;
-  zero_points.dst_zero_point = -7;
+  zero_points.src_zero_points = memfmt::zero_points::common(3);
+  zero_points.dst_zero_points = memfmt::zero_points::common(-7);
   check(desc(shape, data_type::u8, "nchw"), desc(shape, data_type::s8, "nhwc"), zero_points);
   check(desc(shape, data_type::s32, "nhwc"), desc(shape, data_type::f32, "nChw16c"), zero_points);
   // s32 with only zero points stays in integers: exact beyond 2^24, saturated
@@ -318,7 +318,7 @@ TEST_CASE("attributes: scales, zero points, sum", "[reorder][attr]") {
   sum.sum_beta = 0.5f;
   check(desc(shape, data_type::f32, "nchw"), desc(shape, data_type::f32, "nChw16c"), sum);
   sum.src_scales = {0, {2.f}};
-  sum.dst_zero_point = 1;
+  sum.dst_zero_points = memfmt::zero_points::common(1);
   check(desc(shape, data_type::s8, "nchw"), desc(shape, data_type::s8, "nchw"), sum);
 }
 
@@ -336,8 +336,8 @@ TEST_CASE("sum with destination scales: dst = (s_src * x + beta * dst) / s_dst, 
     for (const bool per_channel_src : {false, true}) {
       reorder_attr attr;
       attr.sum_beta = 0.5f;
-      attr.src_zero_point = 0;
-      attr.dst_zero_point = 0;
+      attr.src_zero_points = {};
+      attr.dst_zero_points = {};
       attr.src_scales = per_channel_src ? memfmt::scales{1 << 1, {2.f, 0.25f, 1.f}} : memfmt::scales{0, {2.f}};
       attr.dst_scales = per_channel ? memfmt::scales{1 << 1, {0.5f, 2.f, 4.f}} : memfmt::scales{0, {4.f}};
       std::vector<float> out = old;
@@ -452,8 +452,8 @@ TEST_CASE("s32 zero points with scales whose factor is 1 stay exact beyond 2^24"
   const desc d({4}, data_type::s32, "a");
   for (const auto& [s_src, s_dst] : {std::pair{1.f, 1.f}, std::pair{2.f, 2.f}, std::pair{0.375f, 0.375f}}) {
     reorder_attr attr;
-    attr.src_zero_point = -120;
-    attr.dst_zero_point = 5;
+    attr.src_zero_points = memfmt::zero_points::common(-120);
+    attr.dst_zero_points = memfmt::zero_points::common(5);
     attr.src_scales = {0, {s_src}};
     if (s_dst != 1.f) attr.dst_scales = {0, {s_dst}};
     std::int32_t out[4] = {};
@@ -468,7 +468,7 @@ TEST_CASE("plans whose kernels own three or more loops", "[reorder][plan]") {
   // around them is short; a transpose whose columns span two loops: the 3x3 of oihw),
   // or a gather block of several loops; plain, converting and on the integer path.
   reorder_attr zero_points;
-  zero_points.src_zero_point = 3;
+  zero_points.src_zero_points = memfmt::zero_points::common(3);
   const dims weights{32, 32, 3, 3}, activations{1, 32, 3, 3};
   for (const reorder_attr& attr : {reorder_attr{}, zero_points}) {
     check(desc(weights, data_type::s8, "oihw"), desc(weights, data_type::s32, "hwio"), attr);
@@ -797,7 +797,7 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
       CHECK(pairs >= 1);
       check_plan(r, src, dst, a, static_cast<std::uint32_t>(threads));
       const reference_run& run = make_reference_run(src, dst, 7);
-      if (attr.src_scales.empty() && attr.sum_beta == 0.f && attr.src_zero_point == 0 && attr.dst_zero_point == 0) {
+      if (attr.src_scales.empty() && attr.sum_beta == 0.f && attr.src_zero_points.empty() && attr.dst_zero_points.empty()) {
         const memfmt::parallel_for_fn reverse = [](dim count, const std::function<void(dim, dim)>& body) {
           for (dim k = count - 1; k >= 0; --k) body(k, k + 1);
         };
@@ -819,8 +819,8 @@ TEST_CASE("conversions whose layout change runs as tiles go in two stages throug
   // f32 -> bf16 into 2 i (rounded to nearest even), and zero points into u8
   staged(desc({35, 37, 3, 3}, f32, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw8i16o2i"), none, stage::convert_to_scratch,
          kernel_kind::copy, kernel_kind::tile);
-  zero_points.dst_zero_point = 7;
-  zero_points.src_zero_point = -3;
+  zero_points.dst_zero_points = memfmt::zero_points::common(7);
+  zero_points.src_zero_points = memfmt::zero_points::common(-3);
   staged(desc({2, 20, 17, 3, 3}, f32, "goihw"), desc({2, 20, 17, 3, 3}, u8, "gOIhw2i8o4i"), zero_points,
          stage::convert_to_scratch, kernel_kind::copy, kernel_kind::tile);
   // the other way, the scratch in the narrower source type: tiles into it in destination

@@ -39,8 +39,8 @@ struct sum_attr {
   reorder_attr to_reorder_attr() const {
     reorder_attr a;
     a.sum_beta = beta;
-    a.src_zero_point = src_zp;
-    a.dst_zero_point = dst_zp;
+    a.src_zero_points = memfmt::zero_points::common(src_zp);
+    a.dst_zero_points = memfmt::zero_points::common(dst_zp);
     if (!src_scales.empty()) a.src_scales = {src_mask, src_scales};
     if (!dst_scales.empty()) a.dst_scales = {dst_mask, dst_scales};
     return a;
@@ -205,7 +205,7 @@ TEST_CASE("sum into u8 with zero point 128: every old value", "[reorder][attr][s
         }
       reorder_attr attr;
       attr.sum_beta = beta;
-      attr.dst_zero_point = 128;
+      attr.dst_zero_points = memfmt::zero_points::common(128);
       reorder(src, dst, attr).execute(s.data(), out.data());
       for (dim old = 0; old < 256; ++old)
         for (dim k = 0; k < n; ++k) {

@@ -117,22 +117,26 @@ inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::re
   // (3.x's grouped scales go with memory arguments this bridge does not write)
   if (!a.src_scales.groups.empty() || !a.dst_scales.groups.empty())
     throw unsupported("grouped scales: the bridge passes per-index scales only");
+  if ((!a.src_zero_points.empty() && a.src_zero_points.mask != 0) ||
+      (!a.dst_zero_points.empty() && a.dst_zero_points.mask != 0))
+    throw unsupported("zero points per index: the bridge passes common ones only");
+  const std::int32_t src_zp = a.src_zero_points.common_value(), dst_zp = a.dst_zero_points.common_value();
   dnnl::primitive_attr attr;
   dnnl::post_ops ops;
 #if MEMFMT_ONEDNN_V3
   (void)src;
   if (!a.src_scales.empty()) attr.set_scales_mask(DNNL_ARG_SRC, a.src_scales.mask);
   if (!a.dst_scales.empty()) attr.set_scales_mask(DNNL_ARG_DST, a.dst_scales.mask);
-  if (a.src_zero_point != 0) attr.set_zero_points_mask(DNNL_ARG_SRC, 0);
-  if (a.dst_zero_point != 0) attr.set_zero_points_mask(DNNL_ARG_DST, 0);
+  if (src_zp != 0) attr.set_zero_points_mask(DNNL_ARG_SRC, 0);
+  if (dst_zp != 0) attr.set_zero_points_mask(DNNL_ARG_DST, 0);
   if (a.sum_beta != 0.f) ops.append_sum(a.sum_beta);
 #else
   if (!a.src_scales.empty() || !a.dst_scales.empty()) {
     auto [mask, values] = combined_scales(src, a);
     attr.set_output_scales(mask, values);
   }
-  if (a.src_zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {a.src_zero_point});
-  if (a.dst_zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {a.dst_zero_point});
+  if (src_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {src_zp});
+  if (dst_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {dst_zp});
   if (a.sum_beta != 0.f) {
     // memfmt divides beta * dst by s_dst too: oneDNN 2.6's sum scale is beta / s_dst
     if (!a.dst_scales.empty() && a.dst_scales.mask != 0)
@@ -181,8 +185,8 @@ class reorder {
     };
     scales(DNNL_ARG_SRC, a.src_scales);
     scales(DNNL_ARG_DST, a.dst_scales);
-    zero_point(DNNL_ARG_SRC, a.src_zero_point);
-    zero_point(DNNL_ARG_DST, a.dst_zero_point);
+    zero_point(DNNL_ARG_SRC, a.src_zero_points.common_value());
+    zero_point(DNNL_ARG_DST, a.dst_zero_points.common_value());
 #endif
     const dnnl::primitive_attr attr = attributes(src, a);
     try {

@@ -47,9 +47,10 @@ inline dim masked_row_major(const dims& extents, const dims& index, int mask) {
   return k;
 }
 
-// The index into `s.values` of the element at `index`: row-major over the groups of the
-// masked dims (one group per index without `s.groups`).
-inline dim scale_index(const dims& extents, const dims& index, const memfmt::scales& s) {
+// The index into `s.values` (scales or zero points) of the element at `index`: row-major
+// over the groups of the masked dims (one group per index without `s.groups`).
+template <class Q>
+dim scale_index(const dims& extents, const dims& index, const Q& s) {
   dim k = 0;
   std::size_t g = 0;
   for (int d = 0; d < extents.size(); ++d)
@@ -132,8 +133,6 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
   c.src = src.get_data_type();
   c.dst = dst.get_data_type();
   c.beta = attr.sum_beta;
-  c.src_zero_point = attr.src_zero_point;
-  c.dst_zero_point = attr.dst_zero_point;
   if ((dst.get_extra().flags & memfmt::extra_flags::scale_adjust) != 0) c.alpha = dst.get_extra().scale_adjust;
   const bool per_element = (!attr.src_scales.empty() && attr.src_scales.mask != 0) ||
                            (!attr.dst_scales.empty() && attr.dst_scales.mask != 0);
@@ -144,7 +143,12 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
   const bool integer = memfmt::is_integral(c.src) && memfmt::is_integral(c.dst) &&
                        (c.src == data_type::s32 || c.dst == data_type::s32) && !per_element &&
                        c.alpha * (s_src / s_dst) == 1.f && c.beta == 0.f &&
-                       (c.src_zero_point != 0 || c.dst_zero_point != 0);
+                       (attr.src_zero_points.common_value() != 0 || attr.dst_zero_points.common_value() != 0 ||
+                        (!attr.src_zero_points.empty() && attr.src_zero_points.mask != 0) ||
+                        (!attr.dst_zero_points.empty() && attr.dst_zero_points.mask != 0));
+  const auto zero_point = [&](const memfmt::zero_points& z, const dims& i) {
+    return z.empty() ? 0 : z.values[static_cast<std::size_t>(scale_index(src.get_dims(), i, z))];
+  };
   const auto load_int = [](data_type dt, const unsigned char* p) -> std::int64_t {
     if (dt == data_type::s8) return static_cast<std::int8_t>(*p);
     if (dt == data_type::u8) return *p;
@@ -153,6 +157,8 @@ inline void reference_reorder(const desc& src, const desc& dst, const memfmt::re
     return v;
   };
   for_each_index(src.get_dims(), [&](const dims& i) {
+    c.src_zero_point = zero_point(attr.src_zero_points, i);
+    c.dst_zero_point = zero_point(attr.dst_zero_points, i);
     if (integer) {
       const std::int64_t x = memfmt::is_sub_byte(c.src)
                                  ? nibble_value(c.src, static_cast<const unsigned char*>(s), src.offset(i))

@@ -77,10 +77,6 @@ constexpr std::array<std::string_view, 15> benchdnn_types{{"f16", "bf16", "f32",
 constexpr std::array<std::string_view, 11> memfmt_types{
     {"f16", "bf16", "f32", "s32", "s8", "u8", "f64", "f8_e5m2", "f8_e4m3", "s4", "u4"}};
 
-std::string_view strip_dnnl(std::string_view name) {
-  return name.rfind("dnnl_", 0) == 0 ? name.substr(5) : name;
-}
-
 bool is_policy(const std::string& p) {
   static const char* const known[] = {"common",    "per_oc",    "per_ocic",  "per_dim_0", "per_dim_1",
                                       "per_dim_01", "per_dim_2", "per_dim_3", "per_tensor"};
@@ -95,51 +91,6 @@ bool is_attr_arg(const std::string& a) {
          a == "attr_post_op_dw_wei" || (a.rfind("msrc", 0) == 0 && is_uint(std::string_view(a).substr(4)));
 }
 
-/// One entry of --attr-scales or --attr-zero-points, ARG:POLICY[:VALUE][:DT[:GROUPS]],
-/// VALUE for the common policy only (memfmt also reads a number after another policy
-/// as the scale, as its earlier syntax did).
-struct quant_entry {
-  std::string arg, policy, value, dt, groups;
-};
-
-std::vector<quant_entry> parse_quant(const std::string& spec, const std::string& option) {
-  std::vector<quant_entry> entries;
-  if (spec.empty()) return entries;
-  std::vector<std::string> parts = split(spec, '+');
-  // benchdnn reads 1e+10 as one number: an entry ending in 'e' continues after the '+'
-  for (std::size_t k = 0; k + 1 < parts.size(); ++k)
-    if (!parts[k].empty() && parts[k].back() == 'e') {
-      parts[k] += "+" + parts[k + 1];
-      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(k) + 1);
-    }
-  for (const std::string& part : parts) {
-    const std::vector<std::string> f = split(part, ':');
-    if (f.size() < 2 || !is_attr_arg(f[0]))
-      throw usage_error("--" + option + ": '" + part + "' is not ARG:POLICY[:VALUE] with ARG src, dst, wei, ...");
-    quant_entry e;
-    e.arg = f[0];
-    e.policy = lower(f[1]);
-    if (!is_policy(e.policy)) throw usage_error("--" + option + ": unknown policy '" + f[1] + "' in '" + part + "'");
-    std::size_t next = 2;
-    if (next < f.size() && (e.policy == "common" || is_number(f[next]) ||
-                            (!f[next].empty() && f[next].back() == '*'))) {
-      e.value = f[next++];
-      std::string v = e.value;
-      if (!v.empty() && v.back() == '*') v.pop_back();  // benchdnn 2.x's run-time mark
-      if (!is_number(v)) throw usage_error("--" + option + ": '" + e.value + "' is not a number, in '" + part + "'");
-    }
-    if (next < f.size()) {
-      e.dt = f[next++];
-      if (!is_benchdnn_data_type(e.dt))
-        throw usage_error("--" + option + ": unknown data type '" + e.dt + "' in '" + part + "'");
-    }
-    if (next < f.size()) e.groups = f[next++];
-    if (next < f.size() || (f.size() > 2 && f.back().empty()))
-      throw usage_error("--" + option + ": '" + part + "' has too many fields or a dangling ':'");
-    entries.push_back(e);
-  }
-  return entries;
-}
 
 void check_post_ops(const std::string& spec) {
   static const char* const kinds[] = {
@@ -243,6 +194,49 @@ int parse_mode(const std::string& value, run_options& run, std::string& note) {
 }
 
 }  // namespace
+
+std::string_view strip_dnnl(std::string_view name) {
+  return name.rfind("dnnl_", 0) == 0 ? name.substr(5) : name;
+}
+
+std::vector<quant_entry> parse_quant(const std::string& spec, const std::string& option) {
+  std::vector<quant_entry> entries;
+  if (spec.empty()) return entries;
+  std::vector<std::string> parts = split(spec, '+');
+  // benchdnn reads 1e+10 as one number: an entry ending in 'e' continues after the '+'
+  for (std::size_t k = 0; k + 1 < parts.size(); ++k)
+    if (!parts[k].empty() && parts[k].back() == 'e') {
+      parts[k] += "+" + parts[k + 1];
+      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    }
+  for (const std::string& part : parts) {
+    const std::vector<std::string> f = split(part, ':');
+    if (f.size() < 2 || !is_attr_arg(f[0]))
+      throw usage_error("--" + option + ": '" + part + "' is not ARG:POLICY[:VALUE] with ARG src, dst, wei, ...");
+    quant_entry e;
+    e.arg = f[0];
+    e.policy = lower(f[1]);
+    if (!is_policy(e.policy)) throw usage_error("--" + option + ": unknown policy '" + f[1] + "' in '" + part + "'");
+    std::size_t next = 2;
+    if (next < f.size() && (e.policy == "common" || is_number(f[next]) ||
+                            (!f[next].empty() && f[next].back() == '*'))) {
+      e.value = f[next++];
+      std::string v = e.value;
+      if (!v.empty() && v.back() == '*') v.pop_back();  // benchdnn 2.x's run-time mark
+      if (!is_number(v)) throw usage_error("--" + option + ": '" + e.value + "' is not a number, in '" + part + "'");
+    }
+    if (next < f.size()) {
+      e.dt = f[next++];
+      if (!is_benchdnn_data_type(e.dt))
+        throw usage_error("--" + option + ": unknown data type '" + e.dt + "' in '" + part + "'");
+    }
+    if (next < f.size()) e.groups = f[next++];
+    if (next < f.size() || (f.size() > 2 && f.back().empty()))
+      throw usage_error("--" + option + ": '" + part + "' has too many fields or a dangling ':'");
+    entries.push_back(e);
+  }
+  return entries;
+}
 
 // ------------------------------------------------------------------ words and tags
 
@@ -505,24 +499,25 @@ std::string reader::skip_reason(const std::map<std::string, std::string>& pick, 
     return "stochastic rounding (--attr-rounding-mode) not supported yet";
   if (const std::string& d = pick.at("attr-dropout"); !d.empty() && std::strtod(d.c_str(), nullptr) != 0)
     return "dropout (--attr-dropout) not supported by memfmt's reorders";
-  for (const quant_entry& e : parse_quant(pick.at("attr-scales"), "attr-scales")) {
-    if (e.arg != "src" && e.arg != "src0" && e.arg != "dst") return "scales of '" + e.arg + "': not an argument of a reorder";
-    if (!e.dt.empty() && strip_dnnl(e.dt) != "f32") return "scales of data type " + e.dt + " not supported yet";
-    if (e.policy == "per_oc" || e.policy == "per_ocic") return "scales policy " + e.policy + " is ambiguous for a reorder";
-    if (!e.groups.empty()) {  // (memfmt takes the groups benchdnn's reorder takes)
-      try {
-        quant_groups(e.groups, policy_mask(e.policy, dims.size(), "--attr-scales"), dims, "--attr-scales");
-      } catch (const usage_error& x) {
-        return x.what();
+  for (const char* option : {"attr-scales", "attr-zero-points"}) {
+    const bool scales = option == std::string_view("attr-scales");
+    const std::string what = scales ? "scales" : "zero points";
+    for (const quant_entry& e : parse_quant(pick.at(option), option)) {
+      if (e.arg != "src" && e.arg != "src0" && e.arg != "dst") return what + " of '" + e.arg + "': not an argument of a reorder";
+      const std::string_view dt = strip_dnnl(e.dt);
+      if (scales && !e.dt.empty() && dt != "f32" && dt != "f16" && dt != "bf16" && dt != "e8m0")
+        return "scales of data type " + e.dt + " (memfmt's are f32, f16, bf16 or e8m0)";
+      if (!scales && !e.dt.empty() && dt != "s32" && dt != "s8" && dt != "u8" && dt != "s4" && dt != "u4")
+        return "zero points of data type " + e.dt + " (memfmt's are s32, s8, u8, s4 or u4)";
+      if (e.policy == "per_oc" || e.policy == "per_ocic") return what + " policy " + e.policy + " is ambiguous for a reorder";
+      if (!e.groups.empty()) {  // (memfmt takes the groups benchdnn's reorder takes)
+        try {
+          quant_groups(e.groups, policy_mask(e.policy, dims.size(), "--" + std::string(option)), dims, "--" + std::string(option));
+        } catch (const usage_error& x) {
+          return x.what();
+        }
       }
     }
-  }
-  for (const quant_entry& e : parse_quant(pick.at("attr-zero-points"), "attr-zero-points")) {
-    if (e.arg != "src" && e.arg != "src0" && e.arg != "dst")
-      return "zero points of '" + e.arg + "': not an argument of a reorder";
-    if (!e.groups.empty()) return "grouped zero points not supported yet";
-    if (e.policy != "common") return "zero points with policy " + e.policy + " not supported yet (common only)";
-    if (!e.dt.empty() && strip_dnnl(e.dt) != "s32") return "zero points of data type " + e.dt + " not supported yet";
   }
   if (const std::string& po = pick.at("attr-post-ops"); !po.empty()) {
     const std::vector<std::string> ops = split(po, '+');

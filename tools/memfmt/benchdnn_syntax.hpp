@@ -50,6 +50,20 @@ bool is_memfmt_data_type(std::string_view name);
 /// per_tensor -> every dim; a usage_error naming `option` otherwise.
 int policy_mask(const std::string& policy, int ndims, const std::string& option);
 
+/// One entry of --attr-scales or --attr-zero-points, ARG:POLICY[:VALUE][:DT[:GROUPS]],
+/// VALUE for the common policy only (memfmt also reads a number after another policy
+/// as the scale, as its earlier syntax did).
+struct quant_entry {
+  std::string arg, policy, value, dt, groups;
+};
+
+/// The entries of an --attr-scales or --attr-zero-points value (`option` names it in a
+/// usage_error).
+std::vector<quant_entry> parse_quant(const std::string& spec, const std::string& option);
+
+/// A data type's name without oneDNN's "dnnl_" prefix.
+std::string_view strip_dnnl(std::string_view name);
+
 /// True for a benchdnn group field, "AxB" (`src:per_tensor:f16:1x16`).
 bool is_groups(std::string_view field);
 

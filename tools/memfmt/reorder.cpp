@@ -78,47 +78,60 @@ memfmt::desc make_desc(const dims& shape, data_type dt, const std::string& tag, 
   return memfmt::desc(shape, dt, benchdnn::expand_tag(tag, shape.size()));
 }
 
-bool is_number(const std::string& s) {
-  char* end = nullptr;
-  std::strtod(s.c_str(), &end);
-  return !s.empty() && end == s.c_str() + s.size();
+/// The mask, groups and number of values of an --attr-scales or --attr-zero-points entry.
+template <class Q>
+dim lay_out(const benchdnn::quant_entry& e, const dims& shape, const std::string& option, Q& q) {
+  q.mask = benchdnn::policy_mask(e.policy, shape.size(), option);
+  if (!e.groups.empty()) q.groups = benchdnn::quant_groups(e.groups, q.mask, shape, option);
+  dim count = 1;
+  for (int d = 0, g = 0; d < shape.size(); ++d)
+    if ((q.mask >> d & 1) != 0) count *= shape[d] / (q.groups.empty() ? 1 : q.groups[g++]);
+  return count;
 }
 
 /// --attr-scales=src:common:0.5+dst:per_dim_1. Per-dim scales get varied values
 /// (SCALE times 1, 0.5, 2, 0.25, ...), so that a wrong index shows in the check; SCALE
 /// is 1 unless a number follows the policy (memfmt's addition to benchdnn's syntax).
-/// Groups (`src:per_tensor:f32:8x1`) apply to the last two dims, as in benchdnn. The
-/// reader has checked the syntax and skipped data types other than f32.
+/// Groups (`src:per_tensor:f32:8x1`) apply to the last two dims, as in benchdnn; a data
+/// type (f32, f16, bf16, e8m0) is the type the scales are stored in.
 void parse_scales(const std::string& spec, const dims& shape, memfmt::reorder_attr& a) {
-  if (spec.empty()) return;
-  for (const std::string& part : split(spec, '+')) {
-    const std::vector<std::string> f = split(part, ':');
-    std::string value = f.size() >= 3 && (f[1] == "common" || is_number(f[2]) || f[2].back() == '*') ? f[2] : "1";
-    if (!value.empty() && value.back() == '*') value.pop_back();  // benchdnn 2.x's "runtime" mark: same values here
-    const float scale = parse_float(value, "--attr-scales " + f[0]);
+  for (const benchdnn::quant_entry& e : benchdnn::parse_quant(spec, "attr-scales")) {
+    std::string value = e.value.empty() ? "1" : e.value;
+    if (value.back() == '*') value.pop_back();  // benchdnn 2.x's "runtime" mark: same values here
+    const float scale = parse_float(value, "--attr-scales " + e.arg);
     memfmt::scales s;
-    s.mask = benchdnn::policy_mask(f[1], shape.size(), "--attr-scales");
-    if (f.size() >= 4 && benchdnn::is_groups(f.back())) s.groups = benchdnn::quant_groups(f.back(), s.mask, shape, "--attr-scales");
-    dim count = 1;
-    for (int d = 0, g = 0; d < shape.size(); ++d)
-      if ((s.mask >> d & 1) != 0) count *= shape[d] / (s.groups.empty() ? 1 : s.groups[g++]);
+    const dim count = lay_out(e, shape, "--attr-scales", s);
+    const std::string_view dt = benchdnn::strip_dnnl(e.dt);
+    s.type = dt == "f16" ? memfmt::scale_type::f16 : dt == "bf16" ? memfmt::scale_type::bf16
+             : dt == "e8m0" ? memfmt::scale_type::e8m0 : memfmt::scale_type::f32;
     static constexpr float pattern[4] = {1.f, 0.5f, 2.f, 0.25f};
     for (dim k = 0; k < count; ++k) s.values.push_back(s.mask == 0 ? scale : scale * pattern[k % 4]);
-    (f[0] == "dst" ? a.dst_scales : a.src_scales) = s;
+    (e.arg == "dst" ? a.dst_scales : a.src_scales) = s;
   }
 }
 
-/// --attr-zero-points=src:common:2+dst:common:1 (the reader skips other policies).
-void parse_zero_points(const std::string& spec, memfmt::reorder_attr& a) {
-  if (spec.empty()) return;
-  for (const std::string& part : split(spec, '+')) {
-    const std::vector<std::string> f = split(part, ':');
-    std::string value = f.size() >= 3 ? f[2] : "0";
-    if (!value.empty() && value.back() == '*') value.pop_back();
-    const bool negative = !value.empty() && value[0] == '-';
-    const long long v = parse_int(negative ? value.substr(1) : value, "--attr-zero-points " + f[0]);
-    if (v > (negative ? 2147483648LL : 2147483647LL)) throw usage_error("--attr-zero-points: '" + f[2] + "' does not fit in 32 bits");
-    (f[0] == "dst" ? a.dst_zero_point : a.src_zero_point) = static_cast<std::int32_t>(negative ? -v : v);
+/// --attr-zero-points=src:common:2+dst:per_tensor:u4:1x128. Per-dim zero points get
+/// varied values, in [-8, 7] for signed types and [0, 15] for unsigned ones (starting
+/// from a number after the policy, if any), so that a wrong index shows in the check;
+/// groups apply to the last two dims, as for scales.
+void parse_zero_points(const std::string& spec, const dims& shape, memfmt::reorder_attr& a) {
+  for (const benchdnn::quant_entry& e : benchdnn::parse_quant(spec, "attr-zero-points")) {
+    std::string value = e.value.empty() ? "0" : e.value;
+    if (value.back() == '*') value.pop_back();
+    const bool negative = value[0] == '-';
+    const long long v = parse_int(negative ? value.substr(1) : value, "--attr-zero-points " + e.arg);
+    if (v > (negative ? 2147483648LL : 2147483647LL))
+      throw usage_error("--attr-zero-points: '" + e.value + "' does not fit in 32 bits");
+    memfmt::zero_points z;
+    const dim count = lay_out(e, shape, "--attr-zero-points", z);
+    const std::string_view dt = benchdnn::strip_dnnl(e.dt);
+    z.type = dt == "s8" ? data_type::s8 : dt == "u8" ? data_type::u8 : dt == "s4" ? data_type::s4
+             : dt == "u4" ? data_type::u4 : data_type::s32;
+    const bool is_signed = z.type == data_type::s32 || z.type == data_type::s8 || z.type == data_type::s4;
+    const auto first = static_cast<std::int32_t>(negative ? -v : v), lo = is_signed ? -8 : 0;
+    for (dim k = 0; k < count; ++k)
+      z.values.push_back(z.mask == 0 ? first : lo + static_cast<std::int32_t>(((first - lo + 7 * k) % 16 + 16) % 16));
+    (e.arg == "dst" ? a.dst_zero_points : a.src_zero_points) = z;
   }
 }
 
@@ -156,16 +169,19 @@ std::string fmt(const char* f, double v) {
 /// The formula of `a` in words, e.g. "dst = 0.5 * (src - 2) + 0.5 * (dst - 1) + 1".
 std::string describe_attr(const memfmt::reorder_attr& a) {
   std::string x = "src";
-  if (a.src_zero_point != 0) x = "(src - " + std::to_string(a.src_zero_point) + ")";
+  const auto zp_text = [](const memfmt::zero_points& z) {
+    return z.mask == 0 ? std::to_string(z.common_value()) : "zp[mask " + std::to_string(z.mask) + "]";
+  };
+  if (!a.src_zero_points.empty()) x = "(src - " + zp_text(a.src_zero_points) + ")";
   const auto scale_text = [](const memfmt::scales& s) {
     return s.mask == 0 ? fmt("%g", static_cast<double>(s.values[0])) : "s[mask " + std::to_string(s.mask) + "]";
   };
   if (!a.src_scales.empty()) x = scale_text(a.src_scales) + " * " + x;
   if (a.sum_beta != 0.f)
     x += " + " + fmt("%g", static_cast<double>(a.sum_beta)) +
-         (a.dst_zero_point != 0 ? " * (dst - " + std::to_string(a.dst_zero_point) + ")" : " * dst");
+         (!a.dst_zero_points.empty() ? " * (dst - " + zp_text(a.dst_zero_points) + ")" : " * dst");
   if (!a.dst_scales.empty()) x = "(" + x + ") / " + scale_text(a.dst_scales);
-  if (a.dst_zero_point != 0) x += " + " + std::to_string(a.dst_zero_point);
+  if (!a.dst_zero_points.empty()) x += " + " + zp_text(a.dst_zero_points);
   return "dst = " + x;
 }
 
@@ -187,10 +203,12 @@ void print_reorder_help() {
       "                        benchdnn's x for the spatial dims (abx, xba, aBCx4c16b4c); default abx\n"
       "  --strides=S:D         source and/or destination strides instead of tags (2x1x..:)\n"
       "  --oflag=FLAG:MASK[+...]  s8s8_comp, zp_comp: compensation after an s8/u8 destination\n"
-      "  --attr-scales=ARG:POLICY[:SCALE][:f32:AxB][+...]  ARG src or dst; POLICY common,\n"
+      "  --attr-scales=ARG:POLICY[:SCALE][:DT[:AxB]][+...]  ARG src or dst; POLICY common,\n"
       "                        per_dim_N, per_tensor; a number after a per-dim policy scales its\n"
-      "                        values; AxB: groups of the last two dims (e.g. per_tensor:f32:1x16)\n"
-      "  --attr-zero-points=ARG:common:ZP[+...]     e.g. src:common:2+dst:common:1\n"
+      "                        values; DT f32, f16, bf16 or e8m0, how they are stored; AxB: groups\n"
+      "                        of the last two dims (e.g. per_tensor:f16:1x16)\n"
+      "  --attr-zero-points=ARG:POLICY[:ZP][:DT[:AxB]][+...]  as scales, DT s32, s8, u8, s4 or\n"
+      "                        u4 (e.g. src:common:2+dst:per_tensor:u4:1x128)\n"
       "  --attr-post-ops=sum[:SCALE]                accumulate: dst = ... + SCALE * dst\n"
       "  --mode=C|P|CP|F       check (against oneDNN, settled by the reference), measure\n"
       "                        performance, both (default P), fast P; B checks, R, I and L plan only\n"
@@ -215,9 +233,8 @@ void print_reorder_help() {
       "Skipped with the reason, and counted: data types memfmt lacks (f4_e2m1, f4_e3m0, e8m0,\n"
       "  boolean), s4 and u4 layouts with an odd stride, --runtime-dim-mask other than 0,\n"
       "  --engine=gpu, --cross-engine other than none, --attr-fpmath other than strict,\n"
-      "  stochastic --attr-rounding-mode, --attr-dropout, scales of a data type other than f32,\n"
-      "  zero points with groups, other than common or of a data type other than s32, post-ops\n"
-      "  other than one sum, and\n"
+      "  stochastic --attr-rounding-mode, --attr-dropout, scales or zero points of other data\n"
+      "  types or of the per_oc and per_ocic policies, post-ops other than one sum, and\n"
       "  (modes C and P) problems that need more than half the available memory.\n"
       "A problem benchdnn's syntax allows but memfmt's descriptors refuse is reported as rejected\n"
       "with memfmt's error; the run goes on and ends with status 2. The summary gives the\n"
@@ -248,7 +265,7 @@ problem build(const benchdnn::problem_spec& s) {
     const memfmt::extra_info extra = parse_oflag(s.oflag);
     if (extra.flags != 0) p.dst = p.dst.with_extra(extra);
     parse_scales(s.scales, s.dims, p.attr);
-    parse_zero_points(s.zero_points, p.attr);
+    parse_zero_points(s.zero_points, p.src.get_dims(), p.attr);
     parse_post_ops(s.post_ops, p.attr);
     p.attr.threads = s.run.threads;
     const memfmt::reorder check(p.src, p.dst, p.attr);  // memfmt's own checks, now
@@ -451,10 +468,11 @@ std::string known_onednn26_error(const problem& p, const unsigned char* src, con
                                  const unsigned char* mine, const unsigned char* theirs, std::size_t dst_bytes) {
   const memfmt::reorder_attr& a = p.attr;
   if (p.dst.get_data_type() != data_type::f32 || !a.src_scales.empty() || !a.dst_scales.empty() ||
-      p.dst.has_zero_dim())
+      p.dst.has_zero_dim() || a.src_zero_points.mask != 0 || a.dst_zero_points.mask != 0)
     return "";
-  const bool sum_order = a.sum_beta != 0.f && a.dst_zero_point != 0;
-  const bool dropped = a.sum_beta == 0.f && (a.src_zero_point != 0 || a.dst_zero_point != 0);
+  const std::int32_t src_zp = a.src_zero_points.common_value(), dst_zp = a.dst_zero_points.common_value();
+  const bool sum_order = a.sum_beta != 0.f && dst_zp != 0;
+  const bool dropped = a.sum_beta == 0.f && (src_zp != 0 || dst_zp != 0);
   if (!sum_order && !dropped) return "";
   const int n = p.dst.get_ndims();
   const dims shape = p.dst.get_dims();
@@ -473,8 +491,8 @@ std::string known_onednn26_error(const problem& p, const unsigned char* src, con
       const auto from = static_cast<std::size_t>(p.src.offset(index)) * ssize;
       // volatile: each step rounded to f32, no fused multiply-add
       const volatile float s = memfmt::detail::load_as_f32(p.src.get_data_type(), src + from);
-      const volatile float x = s - static_cast<float>(a.src_zero_point);
-      const volatile float zp = static_cast<float>(a.dst_zero_point);
+      const volatile float x = s - static_cast<float>(src_zp);
+      const volatile float zp = static_cast<float>(dst_zp);
       const volatile float old = f32_at(initial, at), old_value = old - zp;
       const volatile float beta_dst = a.sum_beta * old, beta_value = a.sum_beta * old_value;
       const volatile float documented_part = x + (a.sum_beta != 0.f ? beta_value : 0.f), onednn26_part = x + zp;

@@ -131,9 +131,20 @@ TEST_CASE("problems memfmt cannot run are skipped with their reason") {
   CHECK(read_text("--attr-scales=src:per_dim_0:f32:1x4 16")[0].skip.empty());
   CHECK(read_text("--attr-scales=src:per_dim_0:f32:4x1 16")[0].skip ==
         "--attr-scales: group 4 of the dim before the last, which a 1-dim problem lacks");
-  CHECK(read_text("--attr-scales=src:per_tensor:bf16 2x3")[0].skip == "scales of data type bf16 not supported yet");
-  CHECK(read_text("--attr-zero-points=src:per_tensor:s8 2x3")[0].skip ==
-        "zero points with policy per_tensor not supported yet (common only)");
+  // scales stored as f32, f16, bf16 or e8m0; zero points per index and per group, in
+  // s32, s8, u8, s4 or u4
+  for (const char* dt : {"f32", "f16", "bf16", "e8m0", "dnnl_bf16"})
+    CHECK(read_text(std::string("--attr-scales=src:per_tensor:") + dt + ":1x16 2x32")[0].skip.empty());
+  CHECK(read_text("--attr-scales=src:per_tensor:s8 2x3")[0].skip == "scales of data type s8 (memfmt's are f32, f16, bf16 or e8m0)");
+  CHECK(read_text("--attr-zero-points=src:per_tensor:s8 2x3")[0].skip.empty());
+  CHECK(read_text("--attr-zero-points=src:per_tensor:s4:1x16 2x32")[0].skip.empty());
+  CHECK(read_text("--attr-zero-points=dst:per_dim_1:u4 2x32")[0].skip.empty());
+  CHECK(read_text("--attr-zero-points=src:per_tensor:f32 2x3")[0].skip ==
+        "zero points of data type f32 (memfmt's are s32, s8, u8, s4 or u4)");
+  CHECK(read_text("--attr-zero-points=src:per_tensor:s4:1x16 2x24")[0].skip ==
+        "--attr-zero-points: group 16 of dim 1 (24) does not divide it");
+  CHECK(read_text("--attr-zero-points=src:per_ocic:s4 2x24")[0].skip ==
+        "zero points policy per_ocic is ambiguous for a reorder");
   CHECK(read_text("--attr-post-ops=relu 2x3")[0].skip == "post-op relu not supported by memfmt's reorders (sum only)");
   CHECK(read_text("--attr-rounding-mode=dst:environment --attr-scales=src:per_tensor:f32 2x3")[0].skip.empty());
   // memfmt's addition: any per_dim_ digits, and a scale after a per-dim policy

@@ -24,6 +24,9 @@ template <class Int, class = std::enable_if_t<std::is_integral_v<Int> && !std::i
 void append_piece(std::string& out, Int v) {
   out += std::to_string(v);
 }
+/// (A floating-point value would convert to char: format it first.)
+template <class Float, class = std::enable_if_t<std::is_floating_point_v<Float>>>
+void append_piece(std::string& out, Float v, int = 0) = delete;
 
 /// Throws `memfmt::error` with the pieces concatenated.
 /// Deliberately not constexpr: reached during constant evaluation, it makes the

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -377,60 +378,111 @@ class reorder {
     if (dst_.get_submemory_offset() != 0 && compensated)
       detail::fail("reorder: the destination asks for compensation but is a view at offset ", dst_.get_submemory_offset(),
                    " (compensation follows the data of a whole tensor)");
-    check_scales(attr_.src_scales, "source");
-    check_scales(attr_.dst_scales, "destination");
+    check_layout(attr_.src_scales, "source scales");
+    check_layout(attr_.dst_scales, "destination scales");
+    check_layout(attr_.src_zero_points, "source zero points");
+    check_layout(attr_.dst_zero_points, "destination zero points");
+    check_values(attr_.src_scales, "source");
+    check_values(attr_.dst_scales, "destination");
+    check_values(attr_.src_zero_points, "source");
+    check_values(attr_.dst_zero_points, "destination");
     if (attr_.threads < 0) detail::fail("reorder: threads must be >= 0");
   }
 
-  void check_scales(const scales& s, const char* which) const {
-    if (s.empty()) return;
+  /// That `q` (scales or zero points) names dims the tensor has, with groups that divide
+  /// them and one value per group.
+  template <class Q>
+  void check_layout(const Q& q, const char* what) const {
+    if (q.empty()) return;
     const int n = src_.get_ndims();
-    if (s.mask < 0 || s.mask >= (1 << n)) detail::fail("reorder: ", which, " scales mask ", s.mask, " names dims beyond ", n);
-    const auto masked = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(s.mask)));
-    if (!s.groups.empty() && s.groups.size() != masked)
-      detail::fail("reorder: ", which, " scales with mask ", s.mask, " need one group size per masked dim (", masked,
-                   "), got ", s.groups.size());
-    const dims groups = scale_groups(s);
+    if (q.mask < 0 || q.mask >= (1 << n)) detail::fail("reorder: ", what, " mask ", q.mask, " names dims beyond ", n);
+    const auto masked = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(q.mask)));
+    if (!q.groups.empty() && q.groups.size() != masked)
+      detail::fail("reorder: ", what, " with mask ", q.mask, " need one group size per masked dim (", masked, "), got ",
+                   q.groups.size());
+    const dims groups = value_groups(q);
     dim count = 1;
     for (int d = 0; d < n; ++d) {
-      if ((s.mask >> d & 1) == 0) continue;
+      if ((q.mask >> d & 1) == 0) continue;
       const dim extent = src_.get_dims()[d];
       if (groups[d] < 1 || extent % groups[d] != 0)
-        detail::fail("reorder: ", which, " scales: the group size ", groups[d], " does not divide dim ", d, " (", extent,
-                     ")");
+        detail::fail("reorder: ", what, ": the group size ", groups[d], " does not divide dim ", d, " (", extent, ")");
       count *= extent / groups[d];
     }
-    if (static_cast<dim>(s.values.size()) != count)
-      detail::fail("reorder: ", which, " scales with mask ", s.mask, " need ", count, " values, got ", s.values.size());
+    if (static_cast<dim>(q.values.size()) != count)
+      detail::fail("reorder: ", what, " with mask ", q.mask, " need ", count, " values, got ", q.values.size());
   }
 
-  /// Per dim, the group size of `s` along it: 1 where it is not masked or not grouped.
-  dims scale_groups(const scales& s) const {
+  /// That each scale is a value of its stated type.
+  static void check_values(const scales& s, const char* which) {
+    for (std::size_t k = 0; k < s.values.size(); ++k) {
+      const float v = s.values[k];
+      if (v != v || s.type == scale_type::f32) continue;  // (NaN is in every type)
+      bool exact = false;
+      if (s.type == scale_type::f16) exact = detail::f16_bits_to_f32(detail::f32_to_f16_bits(v)) == v;
+      if (s.type == scale_type::bf16) exact = detail::bf16_bits_to_f32(detail::f32_to_bf16_bits(v)) == v;
+      if (s.type == scale_type::e8m0) {
+        const auto bits = std::bit_cast<std::uint32_t>(v);
+        // 2^-127 is the one subnormal power of two; the others have a zero mantissa
+        exact = bits == 0x00400000u || ((bits & 0x807FFFFFu) == 0 && bits >= 0x00800000u && bits <= 0x7F000000u);
+      }
+      if (!exact) {
+        char text[32];  // (the shortest decimal that reads back as v)
+        const std::string_view shown(text, static_cast<std::size_t>(std::to_chars(text, text + sizeof text, v).ptr - text));
+        detail::fail("reorder: ", which, " scale ", k, " (", shown, ") is not exactly ", s.type == scale_type::bf16 ? "a " : "an ", to_string(s.type),
+                     ", the type the scales are stored in");
+      }
+    }
+  }
+
+  /// That each zero point lies in the range of its stated type.
+  static void check_values(const zero_points& z, const char* which) {
+    std::int64_t lo = INT32_MIN, hi = INT32_MAX;
+    switch (z.type) {
+      case data_type::s32: break;
+      case data_type::s8: lo = -128, hi = 127; break;
+      case data_type::u8: lo = 0, hi = 255; break;
+      case data_type::s4: lo = -8, hi = 7; break;
+      case data_type::u4: lo = 0, hi = 15; break;
+      default:
+        detail::fail("reorder: ", which, " zero points of type ", to_string(z.type),
+                     ": zero points are s32, s8, u8, s4 or u4");
+    }
+    for (std::size_t k = 0; k < z.values.size(); ++k)
+      if (z.values[k] < lo || z.values[k] > hi)
+        detail::fail("reorder: ", which, " zero point ", k, " (", z.values[k], ") is outside ", to_string(z.type), " [",
+                     lo, ", ", hi, "]");
+  }
+
+  /// Per dim, the group size of `q` along it: 1 where it is not masked or not grouped.
+  template <class Q>
+  dims value_groups(const Q& q) const {
     const int n = src_.get_ndims();
     dims groups = dims::filled(n, 1);
     std::size_t k = 0;
-    for (int d = 0; d < n && !s.groups.empty(); ++d)
-      if ((s.mask >> d & 1) != 0) groups[d] = s.groups[k++];
+    for (int d = 0; d < n && !q.groups.empty(); ++d)
+      if ((q.mask >> d & 1) != 0) groups[d] = q.groups[k++];
     return groups;
   }
 
-  /// Per dim, the stride of `s.values` along its groups (row-major over the masked dims'
+  /// Per dim, the stride of `q.values` along its groups (row-major over the masked dims'
   /// groups), 0 where it is not masked: element `i` takes `values[sum(i[d] / groups[d] *
   /// strides[d])]`.
-  dims scale_value_strides(const scales& s) const {
+  template <class Q>
+  dims value_strides(const Q& q) const {
     const int n = src_.get_ndims();
-    const dims groups = scale_groups(s);
+    const dims groups = value_groups(q);
     dims strides = dims::filled(n, 0);
     dim stride = 1;
-    for (int d = n - 1; d >= 0 && !s.empty(); --d)
-      if ((s.mask >> d & 1) != 0) {
+    for (int d = n - 1; d >= 0 && !q.empty(); --d)
+      if ((q.mask >> d & 1) != 0) {
         strides[d] = stride;
         stride *= src_.get_dims()[d] / groups[d];
       }
     return strides;
   }
 
-  /// Scale index of a logical index: row-major over the dims of `mask`.
+  /// Index of a logical index: row-major over the dims of `mask`.
   dims row_major_strides(int mask) const {
     const int n = src_.get_ndims();
     dims strides = dims::filled(n, 0);
@@ -443,6 +495,8 @@ class reorder {
     return strides;
   }
 
+  static bool per_index(const zero_points& z) noexcept { return z.mask != 0 && !z.empty(); }
+
   void plan() {
     src_size_ = static_cast<dim>(data_type_size(src_.get_data_type()));
     dst_size_ = static_cast<dim>(data_type_size(dst_.get_data_type()));
@@ -450,21 +504,25 @@ class reorder {
     cvt.src = src_.get_data_type();
     cvt.dst = dst_.get_data_type();
     cvt.beta = attr_.sum_beta;
-    cvt.src_zero_point = attr_.src_zero_point;
-    cvt.dst_zero_point = attr_.dst_zero_point;
+    cvt.src_zero_point = attr_.src_zero_points.common_value();
+    cvt.dst_zero_point = attr_.dst_zero_points.common_value();
     const extra_info& extra = dst_.get_extra();
     if ((extra.flags & extra_flags::scale_adjust) != 0) cvt.alpha = extra.scale_adjust;
 
-    // one scale per index of the union of both masks: s_src / s_dst
-    const int mask = (attr_.src_scales.empty() ? 0 : attr_.src_scales.mask) | (attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
-    dims scale_strides = dims::filled(src_.get_ndims(), 0);
+    // one scale per index of the union of both masks: s_src / s_dst; with zero points per
+    // index, the union of all four masks indexes the scales and the zero points
+    const int scales_mask =
+        (attr_.src_scales.empty() ? 0 : attr_.src_scales.mask) | (attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
+    const bool zero_point_tables = per_index(attr_.src_zero_points) || per_index(attr_.dst_zero_points);
+    const int mask = zero_point_tables ? scales_mask | attr_.src_zero_points.mask | attr_.dst_zero_points.mask : scales_mask;
+    dims scale_strides = row_major_strides(mask);
+    if (zero_point_tables) tabulate_zero_points(mask);
     if (!attr_.src_scales.empty() || !attr_.dst_scales.empty()) {
-      if (mask == 0) {
+      if (scales_mask == 0) {
         const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[0];
         const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[0];
         cvt.alpha = t == 1.f ? cvt.alpha * s : cvt.alpha * (s / t);
       } else {
-        scale_strides = row_major_strides(mask);
         combine_scales(mask);
       }
       // the destination scale divides beta * dst too: beta / s_dst, as oneDNN 2.6 computes
@@ -482,15 +540,15 @@ class reorder {
     // (through f32, s32 values beyond 2^24 would round)
     integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
                            (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
-                           plan_.scales.empty() && cvt.beta == 0.f && (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0);
+                           plan_.scales.empty() && cvt.beta == 0.f &&
+                           (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0 || zero_point_tables);
     std::vector<detail::placed_nest> nests;
     // a plain copy of f64 moves pairs of 4-byte elements, which every kernel takes
     const dim parts = cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 8 ? 2 : 1;
     // (the integer path writes padding with its own zero fills)
-    // (a beta per index, with per-index destination scales, runs element by element: the
-    // kernels take one beta)
-    elementwise_ =
-        !sum_betas_.empty() || !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts);
+    // (a beta or a zero point per index runs element by element: the kernels take one of each)
+    elementwise_ = !sum_betas_.empty() || zero_point_tables ||
+                   !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts);
     // a destination that will not be read back from the last-level cache is written around
     // it (whole aligned vectors only; results are the same): the source passes through the
     // cache too, so once both do not fit, the first destination lines are gone before the
@@ -553,55 +611,72 @@ class reorder {
     scale_strides_ = scale_strides;
   }
 
-  /// Calls `f(k, si, dj)` for each index `k` of the union `mask` of both scales' masks
-  /// (row-major over its dims, the last fastest), with `si` and `dj` the indices of the
-  /// source's and the destination's values there (0 for scales that are absent).
-  template <class F>
-  void for_each_scale_index(int mask, F&& f) const {
-    // per masked dim, each index's share of si and dj (no division per element: planning
+  /// Calls `f(k, i, j)` for each index `k` of `mask` (row-major over its dims, the last
+  /// fastest), with `i` and `j` the indices of `a`'s and `b`'s values there (scales or
+  /// zero points; 0 for those that are absent). @pre `mask` holds both masks
+  template <class A, class B, class F>
+  void for_each_value_index(int mask, const A& a, const B& b, F&& f) const {
+    // per masked dim, each index's share of i and j (no division per element: planning
     // a table of one factor per weight must not cost more than the reorder)
-    const dims src_strides = scale_value_strides(attr_.src_scales), src_groups = scale_groups(attr_.src_scales);
-    const dims dst_strides = scale_value_strides(attr_.dst_scales), dst_groups = scale_groups(attr_.dst_scales);
-    std::vector<std::vector<dim>> src_part, dst_part;
+    const dims a_strides = value_strides(a), a_groups = value_groups(a);
+    const dims b_strides = value_strides(b), b_groups = value_groups(b);
+    std::vector<std::vector<dim>> a_part, b_part;
     dim count = 1;
     for (int d = 0; d < src_.get_ndims(); ++d) {
       if ((mask >> d & 1) == 0) continue;
       const dim extent = src_.get_dims()[d];
       count *= extent;
-      src_part.emplace_back(static_cast<std::size_t>(extent));
-      dst_part.emplace_back(static_cast<std::size_t>(extent));
+      a_part.emplace_back(static_cast<std::size_t>(extent));
+      b_part.emplace_back(static_cast<std::size_t>(extent));
       for (dim i = 0; i < extent; ++i) {
-        src_part.back()[static_cast<std::size_t>(i)] = i / src_groups[d] * src_strides[d];
-        dst_part.back()[static_cast<std::size_t>(i)] = i / dst_groups[d] * dst_strides[d];
+        a_part.back()[static_cast<std::size_t>(i)] = i / a_groups[d] * a_strides[d];
+        b_part.back()[static_cast<std::size_t>(i)] = i / b_groups[d] * b_strides[d];
       }
     }
-    const auto m = static_cast<int>(src_part.size());
+    const auto m = static_cast<int>(a_part.size());
     std::vector<std::size_t> index(static_cast<std::size_t>(m), 0);
     for (dim k = 0; k < count; ++k) {
-      dim si = 0, dj = 0;
-      for (std::size_t j = 0; j < index.size(); ++j) {
-        si += src_part[j][index[j]];
-        dj += dst_part[j][index[j]];
+      dim i = 0, j = 0;
+      for (std::size_t q = 0; q < index.size(); ++q) {
+        i += a_part[q][index[q]];
+        j += b_part[q][index[q]];
       }
-      f(k, static_cast<std::size_t>(si), static_cast<std::size_t>(dj));
-      for (int j = m - 1; j >= 0; --j) {
-        const auto jj = static_cast<std::size_t>(j);
-        if (++index[jj] < src_part[jj].size()) break;
-        index[jj] = 0;
+      f(static_cast<std::size_t>(k), static_cast<std::size_t>(i), static_cast<std::size_t>(j));
+      for (int q = m - 1; q >= 0; --q) {
+        const auto qq = static_cast<std::size_t>(q);
+        if (++index[qq] < a_part[qq].size()) break;
+        index[qq] = 0;
       }
     }
   }
 
-  /// s_src / s_dst per index of the union `mask` of both masks.
-  void combine_scales(int mask) {
+  /// The number of indices of `mask`.
+  dim masked_count(int mask) const {
     dim count = 1;
     for (int d = 0; d < src_.get_ndims(); ++d)
       if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
-    plan_.scales.resize(static_cast<std::size_t>(count));
-    for_each_scale_index(mask, [&](dim k, std::size_t si, std::size_t dj) {
+    return count;
+  }
+
+  /// zp_src and zp_dst per index of `mask`, the union of all masks.
+  void tabulate_zero_points(int mask) {
+    const auto count = static_cast<std::size_t>(masked_count(mask));
+    src_zero_point_table_.resize(count);
+    dst_zero_point_table_.resize(count);
+    const zero_points &zs = attr_.src_zero_points, &zd = attr_.dst_zero_points;
+    for_each_value_index(mask, zs, zd, [&](std::size_t k, std::size_t i, std::size_t j) {
+      src_zero_point_table_[k] = zs.empty() ? 0 : zs.values[i];
+      dst_zero_point_table_[k] = zd.empty() ? 0 : zd.values[j];
+    });
+  }
+
+  /// s_src / s_dst per index of the union `mask` of both masks.
+  void combine_scales(int mask) {
+    plan_.scales.resize(static_cast<std::size_t>(masked_count(mask)));
+    for_each_value_index(mask, attr_.src_scales, attr_.dst_scales, [&](std::size_t k, std::size_t si, std::size_t dj) {
       const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[si];
       const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[dj];
-      plan_.scales[static_cast<std::size_t>(k)] = t == 1.f ? s : s / t;
+      plan_.scales[k] = t == 1.f ? s : s / t;
     });
   }
 
@@ -609,9 +684,9 @@ class reorder {
   /// combine_scales indexes plan_.scales).
   std::vector<float> per_index_betas(int mask) const {
     std::vector<float> betas(plan_.scales.size());
-    for_each_scale_index(mask, [&](dim k, std::size_t, std::size_t dj) {
+    for_each_value_index(mask, attr_.src_scales, attr_.dst_scales, [&](std::size_t k, std::size_t, std::size_t dj) {
       const float t = attr_.dst_scales.values[dj];
-      betas[static_cast<std::size_t>(k)] = t == 1.f ? attr_.sum_beta : attr_.sum_beta / t;
+      betas[k] = t == 1.f ? attr_.sum_beta : attr_.sum_beta / t;
     });
     return betas;
   }
@@ -628,22 +703,27 @@ class reorder {
     }
   }
 
-  /// `dst = saturate(src - zp_src + zp_dst)` in 64-bit integers, for the loops a kernel
-  /// would own (a gather block through its table).
+  /// `to = saturate(from - zp_src + zp_dst)` in 64-bit integers, the zero points `c`'s.
+  static void convert_integer(const detail::conversion& c, const unsigned char* from, unsigned char* to) {
+    const std::int64_t lo = c.dst == data_type::s32 ? INT32_MIN : c.dst == data_type::s8 ? -128 : 0;
+    const std::int64_t hi = c.dst == data_type::s32 ? INT32_MAX : c.dst == data_type::s8 ? 127 : 255;
+    std::int64_t v = load_integer(c.src, from);
+    v = v - c.src_zero_point + c.dst_zero_point;
+    v = v < lo ? lo : v > hi ? hi : v;
+    if (c.dst == data_type::s32) {
+      const auto w = static_cast<std::int32_t>(v);
+      std::memcpy(to, &w, 4);
+    } else {
+      *to = static_cast<unsigned char>(static_cast<std::int8_t>(v));
+    }
+  }
+
+  /// convert_integer with the plan's zero points, for the loops a kernel would own (a
+  /// gather block through its table).
   void run_integer_nest(const detail::nest& n, const void* src, void* dst, dim begin, dim end) const {
-    const std::int64_t lo = cvt_.dst == data_type::s32 ? INT32_MIN : cvt_.dst == data_type::s8 ? -128 : 0;
-    const std::int64_t hi = cvt_.dst == data_type::s32 ? INT32_MAX : cvt_.dst == data_type::s8 ? 127 : 255;
     const auto convert = [&](dim from, dim to) {
-      std::int64_t v = load_integer(cvt_.src, static_cast<const unsigned char*>(src) + from * src_size_);
-      v = v - cvt_.src_zero_point + cvt_.dst_zero_point;
-      v = v < lo ? lo : v > hi ? hi : v;
-      auto* out = static_cast<unsigned char*>(dst) + to * dst_size_;
-      if (cvt_.dst == data_type::s32) {
-        const auto w = static_cast<std::int32_t>(v);
-        std::memcpy(out, &w, 4);
-      } else {
-        *out = static_cast<unsigned char>(static_cast<std::int8_t>(v));
-      }
+      convert_integer(cvt_, static_cast<const unsigned char*>(src) + from * src_size_,
+                      static_cast<unsigned char*>(dst) + to * dst_size_);
     };
     const detail::loop& inner = n.loops[n.nloops - 1];
     detail::outer_cursor cursor(n, begin);
@@ -668,19 +748,23 @@ class reorder {
       bool inside = true;
       for (int d = 0; d < n; ++d) inside = inside && index[d] < logical[d];
       unsigned char* out = dst + (inside ? dst_.offset(index) : detail::padded_offset(dst_, index)) * dst_size_;
-      if (inside && integer_zero_points_) {
-        detail::nest one;
-        one.nloops = 1;
-        one.loops[0] = detail::loop{1, 1, 1, 0};
-        one.kind = detail::kernel_kind::strided;
-        run_integer_nest(one, src + src_.offset(index) * src_size_, out, 0, 1);
-      } else if (inside) {
-        dim scale_index = 0;
-        for (int d = 0; d < n; ++d) scale_index += index[d] * scale_strides_[d];
+      if (inside) {
+        dim k = 0;  // the index of the element's scale and zero points
+        for (int d = 0; d < n; ++d) k += index[d] * scale_strides_[d];
+        const auto kk = static_cast<std::size_t>(k);
         detail::conversion cvt = cvt_;
-        if (!plan_.scales.empty()) cvt.scales = plan_.scales.data();
-        if (!sum_betas_.empty()) cvt.beta = sum_betas_[static_cast<std::size_t>(scale_index)];
-        detail::convert_element(cvt, src + src_.offset(index) * src_size_, out, cvt.scales + scale_index);
+        if (!src_zero_point_table_.empty()) {
+          cvt.src_zero_point = src_zero_point_table_[kk];
+          cvt.dst_zero_point = dst_zero_point_table_[kk];
+        }
+        const unsigned char* from = src + src_.offset(index) * src_size_;
+        if (integer_zero_points_) {
+          convert_integer(cvt, from, out);
+        } else {
+          if (!plan_.scales.empty()) cvt.scales = plan_.scales.data();
+          if (!sum_betas_.empty()) cvt.beta = sum_betas_[kk];
+          detail::convert_element(cvt, from, out, cvt.scales != nullptr ? cvt.scales + k : nullptr);
+        }
       } else {
         std::memset(out, 0, static_cast<std::size_t>(dst_size_));
       }
@@ -764,6 +848,9 @@ class reorder {
   /// beta / s_dst per index of scale_strides_, with per-index destination scales and a
   /// sum (element-wise plans only); empty otherwise (the conversion's beta holds it)
   std::vector<float> sum_betas_;
+  /// zp_src and zp_dst per index of scale_strides_, with zero points per index
+  /// (element-wise plans only); empty otherwise (the conversion holds them)
+  std::vector<std::int32_t> src_zero_point_table_, dst_zero_point_table_;
   /// With s4 or u4: the reorder on bytes that runs this one, and how each side gets there
   std::shared_ptr<const reorder> bytes_;
   unpacked_side src_side_, dst_side_;

@@ -384,8 +384,8 @@ TEST_CASE("f64 -> f64: bit for bit without attributes, in double with them", "[c
   c.dst_zero_point = 5;
   memfmt::reorder_attr attr;
   attr.src_scales = memfmt::scales{0, {0.1f}};
-  attr.src_zero_point = 3;
-  attr.dst_zero_point = 5;
+  attr.src_zero_points = memfmt::zero_points::common(3);
+  attr.dst_zero_points = memfmt::zero_points::common(5);
   const std::vector<std::uint64_t> scaled = convert(c, bytes_of(xs), attr);
   for (std::size_t k = 0; k < xs.size(); ++k) {
     const volatile double step = (xs[k] - 3.0) * static_cast<double>(0.1f);
@@ -410,7 +410,7 @@ TEST_CASE("conversions with f64 run their arithmetic in double", "[convert][f64]
   c.alpha = 1.f;
   c.src_zero_point = 1;
   attr = {};
-  attr.src_zero_point = 1;
+  attr.src_zero_points = memfmt::zero_points::common(1);
   CHECK(convert(c, bytes_of(std::vector<std::int32_t>{INT32_MAX}), attr)[0] == std::bit_cast<std::uint64_t>(2147483646.0));
   // f64 -> f16 with a sum: x + 0.5 * dst_old in double, then one rounding; the sum of the
   // two lands just above an f16 midpoint that f32 arithmetic would round onto

@@ -100,8 +100,8 @@ outcome compare(conversion c, bool per_element_scales, std::mt19937& rng, float 
   } else if (c.alpha != 1.f) {
     attr.src_scales = {0, {c.alpha}};
   }
-  attr.src_zero_point = c.src_zero_point;
-  attr.dst_zero_point = c.dst_zero_point;
+  attr.src_zero_points = memfmt::zero_points::common(c.src_zero_point);
+  attr.dst_zero_points = memfmt::zero_points::common(c.dst_zero_point);
   attr.sum_beta = c.beta;
   std::optional<memfmt_onednn::reorder> onednn;
   try {
