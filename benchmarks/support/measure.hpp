@@ -246,7 +246,7 @@ struct plan_summary {
   memfmt::dim elements[kinds] = {};  // indexed by kernel_kind
   std::string main_kernel;                 ///< the kind that moves the most elements
   std::string text() const {
-    if (elementwise) return "element-wise (blocks do not nest)";
+    if (elementwise) return "element-wise";  // (plan_str says why)
     std::string s = std::to_string(nests) + (nests == 1 ? " nest:" : " nests:");
     for (int k = 0; k < kinds; ++k)
       if (elements[k] != 0)

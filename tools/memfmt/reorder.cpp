@@ -558,12 +558,13 @@ outcome run(const problem& p, int number) {
   const memfmt::reorder r(p.src, p.dst, attr);
   std::printf("    plan  %s; kernels for %s; planned in %.2f us\n", mb::summarize(r).text().c_str(),
               mb::kernel_target_name().c_str(), plan_time.median * 1e6);
-  // (s4 and u4: which side the plan unpacks into scratch, its first lines)
+  // (s4 and u4: which side the plan unpacks into scratch, its first lines; an
+  // element-wise plan: why)
   const std::string plan_text = r.plan_str();
   for (std::size_t at = 0, end = 0; at < plan_text.size(); at = end + 1) {
     end = plan_text.find('\n', at);
     const std::string line = plan_text.substr(at, end - at);
-    if (line.rfind("unpack ", 0) != 0 && line.rfind("pack ", 0) != 0) break;
+    if (line.rfind("unpack ", 0) != 0 && line.rfind("pack ", 0) != 0 && line.rfind("element-wise", 0) != 0) break;
     std::printf("          %s\n", line.c_str());
   }
   for (const auto& n : r.nests()) std::printf("          %s\n", memfmt::detail::nest_str(n).c_str());

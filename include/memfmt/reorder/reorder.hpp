@@ -183,7 +183,11 @@ class reorder {
                " elements" + (side->read_back ? ", old values read first" : "") + ")\n";
       return r + bytes_->plan_str();
     }
-    return elementwise_ ? std::string("element-wise (the blocks do not nest)\n") : detail::plan_str(plan_.nests);
+    if (!elementwise_) return detail::plan_str(plan_.nests);
+    const char* why = !sum_betas_.empty()                ? "a beta per index"
+                      : !src_zero_point_table_.empty() ? "zero points per index, which these kernels do not take"
+                                                       : "the blocks do not nest";
+    return std::string("element-wise (") + why + ")\n";
   }
 
  private:
@@ -547,7 +551,11 @@ class reorder {
     const dim parts = cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 8 ? 2 : 1;
     // (the integer path writes padding with its own zero fills)
     // (a beta or a zero point per index runs element by element: the kernels take one of each)
-    elementwise_ = !sum_betas_.empty() || zero_point_tables ||
+    // zero points per index run in the kernels as two more tables after the factors
+    // (plan_.scales), where no exact integer path, f64 or beta per index asks otherwise
+    const bool tabled = zero_point_tables && !integer_zero_points_ && !cvt.has_f64() && sum_betas_.empty();
+    if (tabled) append_zero_point_tables(cvt);
+    elementwise_ = !sum_betas_.empty() || (zero_point_tables && !tabled) ||
                    !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts);
     // a destination that will not be read back from the last-level cache is written around
     // it (whole aligned vectors only; results are the same): the source passes through the
@@ -597,6 +605,18 @@ class reorder {
       planned.push_back(std::move(p));
     }
     nests = std::move(planned);
+    // (the kernels that read zero point tables: copies of rows, staged pairs' conversions
+    // included, and strided elements; the others run element by element)
+    if (tabled)
+      for (const detail::placed_nest& p : nests) {
+        const detail::kernel_kind kind = p.loops.kind;
+        const bool moves = p.staged == detail::stage::move_to_scratch || p.staged == detail::stage::move_from_scratch;
+        if (!moves && kind != detail::kernel_kind::copy && kind != detail::kernel_kind::strided &&
+            kind != detail::kernel_kind::zero_fill)
+          elementwise_ = true;
+      }
+    if (elementwise_) nests.clear();
+    if (tabled && !elementwise_) src_zero_point_table_ = dst_zero_point_table_ = {};  // (the kernels' are in plan_.scales)
     // fused nests share their threads' work by tiles: keep them fused only when there
     // are enough tiles to go round
     for (std::size_t k = 1; k < nests.size(); ++k) {
@@ -656,6 +676,18 @@ class reorder {
     for (int d = 0; d < src_.get_ndims(); ++d)
       if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
     return count;
+  }
+
+  /// The zero point tables after the factors in plan_.scales (factors of 1 when the
+  /// scales are common, held in the conversion's alpha), as f32, which is how the
+  /// arithmetic takes a zero point.
+  void append_zero_point_tables(detail::conversion& cvt) {
+    const std::size_t count = src_zero_point_table_.size();
+    if (plan_.scales.empty()) plan_.scales.assign(count, 1.f);
+    plan_.scales.reserve(3 * count);
+    for (const std::int32_t zp : src_zero_point_table_) plan_.scales.push_back(static_cast<float>(zp));
+    for (const std::int32_t zp : dst_zero_point_table_) plan_.scales.push_back(static_cast<float>(zp));
+    cvt.zero_point_tables = static_cast<dim>(count);
   }
 
   /// zp_src and zp_dst per index of `mask`, the union of all masks.

@@ -74,6 +74,18 @@ HWY_INLINE VF load_scales(const float* scales, dim stride, dim k, dim count = st
   return hn::Load(df, lanes);
 }
 
+/// The entries of elements [k, k + count) of a row of a table read as load_scales reads
+/// the scales (`stride` 0: one entry for the row).
+HWY_INLINE VF load_entries(const float* table, dim stride, dim k, dim count) {
+  return stride == 0 ? hn::Set(DF(), table[0]) : load_scales(table, stride, k, count);
+}
+
+/// `v + zp`, lane by lane where zp is not 0: an addition of 0 is skipped, as the scalar
+/// arithmetic skips it (-0 + 0 would be +0).
+HWY_INLINE VF add_zero_point(VF v, VF zp) {
+  return hn::IfThenElse(hn::Eq(zp, hn::Zero(DF())), v, hn::Add(v, zp));
+}
+
 /// Whether this target has convert_rows. EMU128, Highway's fallback for CPUs without
 /// SSE4, does not: its vectors are arrays of lanes, and its 36 one-pass functions took
 /// half of the compile time of all kernels under AddressSanitizer (300 of 600 s with
@@ -83,7 +95,8 @@ inline constexpr bool has_convert_rows = HWY_TARGET != HWY_EMU128 && HWY_TARGET 
 /// Whether rows convert in one pass (convert_rows): the conversion multiplies a row by
 /// one factor at most (no zero points, no sum, no scale that changes along a row).
 inline bool converts_in_one_pass(const conversion& c, dim scale_stride) {
-  return c.src_zero_point == 0 && c.dst_zero_point == 0 && c.beta == 0.f && (c.scales == nullptr || scale_stride == 0);
+  return c.src_zero_point == 0 && c.dst_zero_point == 0 && c.zero_point_tables == 0 && c.beta == 0.f &&
+         (c.scales == nullptr || scale_stride == 0);
 }
 
 /// Stores the whole vectors of a row of `n` results as type D at `d`, `load(k)` giving
@@ -216,27 +229,33 @@ void convert_rows(const void* src, dim src_step, void* dst, dim dst_step, dim n,
 }
 
 /// store_rows for the common quantization: a scale per element, consecutive (a scale per
-/// channel along rows of channels), and nothing else; the same arithmetic, in the
-/// stores that pack 2 or 4 vectors at once (per vector, with the general steps' branches,
-/// f32 -> s8 along rows of 171 ran at a third of a common scale's speed).
+/// channel along rows of channels), zero points per element laid out as the scales or
+/// none, and no sum; the same arithmetic, in the stores that pack 2 or 4 vectors at once
+/// (per vector, with the general steps' branches, f32 -> s8 along rows of 171 ran at a
+/// third of a common scale's speed).
 template <data_type D>
 void scale_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim rows, const row_params& p) {
   const DF df;
   constexpr auto size = static_cast<dim>(sizeof(storage_t<D>));
   const VF alpha = hn::Set(df, p.cvt->alpha);
   const bool stream = p.stream;
+  const dim gap = p.cvt->zero_point_tables;
   for (dim r = 0; r < rows; ++r) {
     const float* xr = x + r * x_step;
     const float* scales = p.scales + r * p.row_scale_stride;
     auto* d = static_cast<std::byte*>(dst) + r * dst_step;
     // (alpha * scale rounds once, then the product with the value: as store_rows)
-    const auto load = [&](dim at) {
-      return no_contract_v(hn::Mul(hn::Mul(alpha, hn::LoadU(df, scales + at)), hn::LoadU(df, xr + at)));
+    const auto convert = [&](VF v, VF scale, dim at, dim count) {
+      if (gap != 0) v = hn::Sub(v, load_scales(scales + gap, 1, at, count));
+      v = no_contract_v(hn::Mul(hn::Mul(alpha, scale), v));
+      return gap != 0 ? add_zero_point(v, load_scales(scales + 2 * gap, 1, at, count)) : v;
     };
+    const auto N = static_cast<dim>(hn::Lanes(df));
+    const auto load = [&](dim at) { return convert(hn::LoadU(df, xr + at), hn::LoadU(df, scales + at), at, N); };
     const dim k = store_row_vectors<D, true>(load, d, n, stream);
     if (k < n) {
       const dim left = n - k;
-      const VF v = no_contract_v(hn::Mul(hn::Mul(alpha, load_scales(scales, 1, k, left)), load_first(df, xr + k, left)));
+      const VF v = convert(load_first(df, xr + k, left), load_scales(scales, 1, k, left), k, left);
       store_f32_first<D>(v, d + k * size, left);
     }
   }
@@ -267,30 +286,32 @@ void store_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
   const bool per_lane_scale = has_scales && p.scale_stride != 0;
   if constexpr (has_convert_rows) {  // (EMU128: see has_convert_rows)
     if (per_lane_scale && p.scale_stride == 1 && c.src_zero_point == 0 && c.beta == 0.f && c.dst_zero_point == 0)
-      return scale_rows<D>(x, x_step, dst, dst_step, n, rows, p);
+      return scale_rows<D>(x, x_step, dst, dst_step, n, rows, p);  // (zero points per index too)
   }
   const bool multiply = has_scales || c.alpha != 1.f;
-  const bool has_src_zp = c.src_zero_point != 0;
+  const dim gap = c.zero_point_tables;  // (zero points per lane: see conversion)
+  const bool has_src_zp = c.src_zero_point != 0 || gap != 0;
   const bool has_beta = c.beta != 0.f;
-  const bool has_dst_zp = c.dst_zero_point != 0;
+  const bool has_dst_zp = c.dst_zero_point != 0 || gap != 0;
   const VF alpha = hn::Set(df, c.alpha);
   const VF src_zp = hn::Set(df, static_cast<float>(c.src_zero_point));
   const VF dst_zp = hn::Set(df, static_cast<float>(c.dst_zero_point));
   const VF beta = hn::Set(df, c.beta);
   // every step but the store, on `count` lanes of values v at element k of a row
   const auto convert = [&](VF v, const float* scales, VF row_multiplier, dim k, dim count, const std::byte* old_at) {
-    if (has_src_zp) v = hn::Sub(v, src_zp);
+    if (has_src_zp) v = hn::Sub(v, gap != 0 ? load_entries(scales + gap, p.scale_stride, k, count) : src_zp);
     if (multiply) {
       VF m = row_multiplier;
       if (per_lane_scale) m = hn::Mul(alpha, load_scales(scales, p.scale_stride, k, count));
       v = no_contract_v(hn::Mul(m, v));
     }
+    const VF zp = gap != 0 ? load_entries(scales + 2 * gap, p.scale_stride, k, count) : dst_zp;
     if (has_beta) {
       VF old = count == N ? load_f32<D>(old_at) : load_f32_first<D>(old_at, count);
-      if (has_dst_zp) old = hn::Sub(old, dst_zp);  // the sum reads dst without its zero point
+      if (has_dst_zp) old = hn::Sub(old, zp);  // the sum reads dst without its zero point
       v = hn::Add(v, no_contract_v(hn::Mul(beta, old)));
     }
-    if (has_dst_zp) v = hn::Add(v, dst_zp);
+    if (has_dst_zp) v = gap != 0 ? add_zero_point(v, zp) : hn::Add(v, zp);
     return v;
   };
 

@@ -347,17 +347,22 @@ T value_as(storage_t<DT> v) noexcept {
 /// 3.x's reference does (`d` only with a sum). A step whose parameter is neutral (zero
 /// point 0, alpha 1 without scales, beta 0) is skipped, so -0.f survives a type
 /// conversion.
+/// The zero points, common or the element's entries of the tables (c.zero_point_tables),
+/// which hold them as f32.
 /// @param scale  the element's entry of `c.scales`, or nullptr when there are none
 template <class T>
 inline T convert_value(const conversion& c, T x, const float* scale, T dst_old) noexcept {
-  if (c.src_zero_point != 0) x = x - static_cast<T>(c.src_zero_point);
+  const bool tables = c.zero_point_tables != 0 && scale != nullptr;
+  const T src_zp = tables ? static_cast<T>(scale[c.zero_point_tables]) : static_cast<T>(c.src_zero_point);
+  const T dst_zp = tables ? static_cast<T>(scale[2 * c.zero_point_tables]) : static_cast<T>(c.dst_zero_point);
+  if (src_zp != 0) x = x - src_zp;
   if (scale != nullptr) x = no_contract((static_cast<T>(c.alpha) * static_cast<T>(*scale)) * x);
   else if (c.alpha != 1.f) x = no_contract(static_cast<T>(c.alpha) * x);
   if (c.beta != 0.f) {
-    const T d = c.dst_zero_point != 0 ? dst_old - static_cast<T>(c.dst_zero_point) : dst_old;
+    const T d = dst_zp != 0 ? dst_old - dst_zp : dst_old;
     x = x + no_contract(static_cast<T>(c.beta) * d);
   }
-  if (c.dst_zero_point != 0) x = x + static_cast<T>(c.dst_zero_point);
+  if (dst_zp != 0) x = x + dst_zp;
   return x;
 }
 

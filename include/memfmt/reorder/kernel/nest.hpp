@@ -74,12 +74,16 @@ struct conversion {
   const float* scales = nullptr;  ///< optional per-element factor, indexed by sum(idx * scale_stride); multiplies alpha
   float beta = 0.f;               ///< sum: dst = ... + beta * (dst_old - dst_zp) (the plan's beta / s_dst)
   std::int32_t src_zero_point = 0, dst_zero_point = 0;
+  /// With zero points per index: how far (in floats) the table of zp_src lies after
+  /// `scales`, and the table of zp_dst after that, each entry at its factor's index (the
+  /// two fields above are then unused); 0: no tables.
+  dim zero_point_tables = 0;
 
   /// Same type and no arithmetic: the kernels copy bytes, bit-exactly (NaN payloads,
   /// s32 beyond 2^24 and all).
   constexpr bool is_plain_copy() const {
     return src == dst && alpha == 1.f && scales == nullptr && beta == 0.f && src_zero_point == 0 &&
-           dst_zero_point == 0;
+           dst_zero_point == 0 && zero_point_tables == 0;
   }
 
   /// f64 on either side: the kernels run such nests as scalar rows (every kind but
