@@ -53,11 +53,13 @@ inline void gather_tables(const nest& n, std::vector<std::int32_t>& src, std::ve
 /// unless `zero_tails` is false). Returns false when the blockings do not nest.
 /// `parts` > 1 splits every element into that many units (pass/split.hpp) where the
 /// nests have room for the loop it adds (then every nest's `parts` says so).
-/// @pre same dims, both blocked; `scale_strides[d]` is d's row-major stride in the
-///      scale array (0 for dims the scales do not vary over); `parts` divides the
-///      destination element's bytes
+/// `scale_groups[d]` (none: 1) consecutive indices of dim d share a scale; false also
+/// when such a group does not nest with the blockings.
+/// @pre same dims, both blocked; `scale_strides[d]` is the stride of d's groups in the
+///      scale array, row-major (0 for dims the scales do not vary over); `parts` divides
+///      the destination element's bytes; each group divides its dim
 inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, std::vector<placed_nest>& out,
-                  bool zero_tails = true, dim parts = 1) {
+                  bool zero_tails = true, dim parts = 1, const dims& scale_groups = {}) {
   const int n = src.get_ndims();
   const dims logical = dst.get_dims(), padded = dst.get_padded_dims();
   const blocking src_blocking = src.get_blocking(), dst_blocking = dst.get_blocking();
@@ -70,7 +72,8 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
   for (int d = 0; d < n; ++d) {
     const auto at = static_cast<std::size_t>(d);
     dim_pieces& cut = cuts[at];
-    if (!cut_dim(src, src_blocking, dst, dst_blocking, d, scale_strides[d], cut)) return false;
+    const dim group = scale_groups.empty() ? 1 : scale_groups[d];
+    if (!cut_dim(src, src_blocking, dst, dst_blocking, d, scale_strides[d], cut, group)) return false;
     cut.pieces[0].extent = (padded[d] + cut.pieces[0].weight - 1) / cut.pieces[0].weight;
     first[at] = boxes.size();
     if (logical[d] > 0) decompose(cut, 0, 0, logical[d], dim_box{}, boxes);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <numeric>
 #include <memory>
 #include <string>
 #include <vector>
@@ -486,19 +487,6 @@ class reorder {
     return strides;
   }
 
-  /// Index of a logical index: row-major over the dims of `mask`.
-  dims row_major_strides(int mask) const {
-    const int n = src_.get_ndims();
-    dims strides = dims::filled(n, 0);
-    dim stride = 1;
-    for (int d = n - 1; d >= 0; --d)
-      if ((mask >> d & 1) != 0) {
-        strides[d] = stride;
-        stride *= src_.get_dims()[d];
-      }
-    return strides;
-  }
-
   static bool per_index(const zero_points& z) noexcept { return z.mask != 0 && !z.empty(); }
 
   void plan() {
@@ -519,44 +507,57 @@ class reorder {
         (attr_.src_scales.empty() ? 0 : attr_.src_scales.mask) | (attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
     const bool zero_point_tables = per_index(attr_.src_zero_points) || per_index(attr_.dst_zero_points);
     const int mask = zero_point_tables ? scales_mask | attr_.src_zero_points.mask | attr_.dst_zero_points.mask : scales_mask;
-    dims scale_strides = row_major_strides(mask);
-    if (zero_point_tables) tabulate_zero_points(mask);
-    if (!attr_.src_scales.empty() || !attr_.dst_scales.empty()) {
-      if (scales_mask == 0) {
-        const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[0];
-        const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[0];
-        cvt.alpha = t == 1.f ? cvt.alpha * s : cvt.alpha * (s / t);
-      } else {
-        combine_scales(mask);
-      }
-      // the destination scale divides beta * dst too: beta / s_dst, as oneDNN 2.6 computes
-      // the sum scale of the same reorder
-      if (cvt.beta != 0.f && !attr_.dst_scales.empty()) {
-        if (attr_.dst_scales.mask == 0) {
-          const float t = attr_.dst_scales.values[0];
-          if (t != 1.f) cvt.beta = cvt.beta / t;
-        } else {
-          sum_betas_ = per_index_betas(mask);
-        }
-      }
+    const bool scale_table = (!attr_.src_scales.empty() || !attr_.dst_scales.empty()) && scales_mask != 0;
+    if ((!attr_.src_scales.empty() || !attr_.dst_scales.empty()) && scales_mask == 0) {
+      const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[0];
+      const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[0];
+      cvt.alpha = t == 1.f ? cvt.alpha * s : cvt.alpha * (s / t);
+    }
+    // the destination scale divides beta * dst too: beta / s_dst, as oneDNN 2.6 computes
+    // the sum scale of the same reorder
+    const bool beta_table = cvt.beta != 0.f && !attr_.dst_scales.empty() && attr_.dst_scales.mask != 0;
+    if (cvt.beta != 0.f && !attr_.dst_scales.empty() && attr_.dst_scales.mask == 0) {
+      const float t = attr_.dst_scales.values[0];
+      if (t != 1.f) cvt.beta = cvt.beta / t;
     }
     // s32 with zero points and nothing else: exact integer arithmetic, as oneDNN does
     // (through f32, s32 values beyond 2^24 would round)
     integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
                            (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
-                           plan_.scales.empty() && cvt.beta == 0.f &&
+                           !scale_table && cvt.beta == 0.f &&
                            (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0 || zero_point_tables);
+    // zero points per index run in the kernels as two more tables after the factors
+    // (plan_.scales), where no exact integer path, f64 or beta per index asks otherwise
+    const bool tabled = zero_point_tables && !integer_zero_points_ && !cvt.has_f64() && !beta_table;
+    // the tables hold one entry per group of indices that every attribute groups alike
+    const auto tabulate = [&] {
+      plan_.scales.clear();
+      sum_betas_.clear();
+      cvt.zero_point_tables = 0;
+      if (scale_table) combine_scales(mask);
+      if (beta_table) sum_betas_ = per_index_betas(mask);
+      if (zero_point_tables) tabulate_zero_points(mask);
+      if (tabled) append_zero_point_tables(cvt);
+      return group_strides(mask);
+    };
+    value_groups_ = shared_groups(mask);
+    dims scale_strides = tabulate();
     std::vector<detail::placed_nest> nests;
     // a plain copy of f64 moves pairs of 4-byte elements, which every kernel takes
     const dim parts = cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 8 ? 2 : 1;
     // (the integer path writes padding with its own zero fills)
-    // (a beta or a zero point per index runs element by element: the kernels take one of each)
-    // zero points per index run in the kernels as two more tables after the factors
-    // (plan_.scales), where no exact integer path, f64 or beta per index asks otherwise
-    const bool tabled = zero_point_tables && !integer_zero_points_ && !cvt.has_f64() && sum_betas_.empty();
-    if (tabled) append_zero_point_tables(cvt);
-    elementwise_ = !sum_betas_.empty() || (zero_point_tables && !tabled) ||
-                   !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts);
+    // (a beta per index, or zero points per index the kernels cannot take, run element by
+    // element)
+    elementwise_ = beta_table || (zero_point_tables && !tabled);
+    if (!elementwise_ && !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts, value_groups_)) {
+      elementwise_ = true;
+      if (!(value_groups_ == dims::filled(src_.get_ndims(), 1))) {  // (groups that do not nest with the blocks)
+        value_groups_ = dims::filled(src_.get_ndims(), 1);
+        scale_strides = tabulate();
+        nests.clear();
+        elementwise_ = !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts, value_groups_);
+      }
+    }
     // a destination that will not be read back from the last-level cache is written around
     // it (whole aligned vectors only; results are the same): the source passes through the
     // cache too, so once both do not fit, the first destination lines are gone before the
@@ -631,9 +632,10 @@ class reorder {
     scale_strides_ = scale_strides;
   }
 
-  /// Calls `f(k, i, j)` for each index `k` of `mask` (row-major over its dims, the last
-  /// fastest), with `i` and `j` the indices of `a`'s and `b`'s values there (scales or
-  /// zero points; 0 for those that are absent). @pre `mask` holds both masks
+  /// Calls `f(k, i, j)` for each entry `k` of a table over `mask` (row-major over the
+  /// groups value_groups_ cuts its dims into, the last fastest), with `i` and `j` the
+  /// indices of `a`'s and `b`'s values there (scales or zero points; 0 for those that are
+  /// absent). @pre `mask` holds both masks; value_groups_ divides their groups
   template <class A, class B, class F>
   void for_each_value_index(int mask, const A& a, const B& b, F&& f) const {
     // per masked dim, each index's share of i and j (no division per element: planning
@@ -644,13 +646,13 @@ class reorder {
     dim count = 1;
     for (int d = 0; d < src_.get_ndims(); ++d) {
       if ((mask >> d & 1) == 0) continue;
-      const dim extent = src_.get_dims()[d];
+      const dim g = value_groups_[d], extent = src_.get_dims()[d] / g;
       count *= extent;
       a_part.emplace_back(static_cast<std::size_t>(extent));
       b_part.emplace_back(static_cast<std::size_t>(extent));
-      for (dim i = 0; i < extent; ++i) {
-        a_part.back()[static_cast<std::size_t>(i)] = i / a_groups[d] * a_strides[d];
-        b_part.back()[static_cast<std::size_t>(i)] = i / b_groups[d] * b_strides[d];
+      for (dim q = 0; q < extent; ++q) {  // (the group's first index, q * g)
+        a_part.back()[static_cast<std::size_t>(q)] = q * g / a_groups[d] * a_strides[d];
+        b_part.back()[static_cast<std::size_t>(q)] = q * g / b_groups[d] * b_strides[d];
       }
     }
     const auto m = static_cast<int>(a_part.size());
@@ -670,12 +672,47 @@ class reorder {
     }
   }
 
-  /// The number of indices of `mask`.
+  /// The number of entries of a table over `mask`: one per group of value_groups_.
   dim masked_count(int mask) const {
     dim count = 1;
     for (int d = 0; d < src_.get_ndims(); ++d)
-      if ((mask >> d & 1) != 0) count *= src_.get_dims()[d];
+      if ((mask >> d & 1) != 0) count *= src_.get_dims()[d] / value_groups_[d];
     return count;
+  }
+
+  /// Per dim of `mask`, the largest group that the groups of every attribute over it
+  /// are made of (their gcd); 1 elsewhere.
+  dims shared_groups(int mask) const {
+    const int n = src_.get_ndims();
+    dims shared = dims::filled(n, 1);
+    const auto add = [&](const auto& q, dims& g, dim& seen, int d) {
+      if (q.empty() || (q.mask >> d & 1) == 0) return;
+      seen = std::gcd(seen, value_groups(q)[d]);
+      g[d] = seen;
+    };
+    for (int d = 0; d < n; ++d) {
+      if ((mask >> d & 1) == 0) continue;
+      dim seen = 0;
+      add(attr_.src_scales, shared, seen, d);
+      add(attr_.dst_scales, shared, seen, d);
+      add(attr_.src_zero_points, shared, seen, d);
+      add(attr_.dst_zero_points, shared, seen, d);
+    }
+    return shared;
+  }
+
+  /// Per dim, the stride of its groups (value_groups_) in a table over `mask`,
+  /// row-major; 0 for dims outside the mask.
+  dims group_strides(int mask) const {
+    const int n = src_.get_ndims();
+    dims strides = dims::filled(n, 0);
+    dim stride = 1;
+    for (int d = n - 1; d >= 0; --d)
+      if ((mask >> d & 1) != 0) {
+        strides[d] = stride;
+        stride *= src_.get_dims()[d] / value_groups_[d];
+      }
+    return strides;
   }
 
   /// The zero point tables after the factors in plan_.scales (factors of 1 when the
@@ -782,7 +819,7 @@ class reorder {
       unsigned char* out = dst + (inside ? dst_.offset(index) : detail::padded_offset(dst_, index)) * dst_size_;
       if (inside) {
         dim k = 0;  // the index of the element's scale and zero points
-        for (int d = 0; d < n; ++d) k += index[d] * scale_strides_[d];
+        for (int d = 0; d < n; ++d) k += index[d] / value_groups_[d] * scale_strides_[d];
         const auto kk = static_cast<std::size_t>(k);
         detail::conversion cvt = cvt_;
         if (!src_zero_point_table_.empty()) {
@@ -877,6 +914,9 @@ class reorder {
   bound_nests plan_;
   detail::conversion cvt_;
   dims scale_strides_;
+  /// Per dim, how many consecutive indices share an entry of the tables (plan_.scales,
+  /// sum_betas_, the zero point tables): the groups every attribute is made of
+  dims value_groups_;
   /// beta / s_dst per index of scale_strides_, with per-index destination scales and a
   /// sum (element-wise plans only); empty otherwise (the conversion's beta holds it)
   std::vector<float> sum_betas_;

@@ -17,10 +17,11 @@ using memfmt::detail::piece;
 
 namespace {
 
-// The pieces of dim `d` of src -> dst, scales `scale_stride` apart along it.
-dim_pieces cut(const desc& src, const desc& dst, int d, dim scale_stride, bool& nests) {
+// The pieces of dim `d` of src -> dst, scales `scale_stride` apart along it from group
+// to group of `group` indices.
+dim_pieces cut(const desc& src, const desc& dst, int d, dim scale_stride, bool& nests, dim group = 1) {
   dim_pieces out{};
-  nests = memfmt::detail::cut_dim(src, src.get_blocking(), dst, dst.get_blocking(), d, scale_stride, out);
+  nests = memfmt::detail::cut_dim(src, src.get_blocking(), dst, dst.get_blocking(), d, scale_stride, out, group);
   return out;
 }
 
@@ -52,6 +53,29 @@ TEST_CASE("nchw -> nChw16c cuts the channels into blocks of 16 and channels with
   REQUIRE(nests);
   REQUIRE(w.count == 1);
   check_piece(w.pieces[0], 1, 0, 1, 16, 0);
+}
+
+TEST_CASE("groups of indices that share a scale are one more boundary, with no scale stride inside", "[pass][cut]") {
+  // ab -> BA16a64b4a, 256 x 512 f32, one scale per 128 b (dim 1): b is blocked by 64 in
+  // the destination, within a block 4 apart (4 a inside); a block of 64 b holds all 256 a,
+  // 4 blocks of 16 x 64 x 4 = 4096, so is 16384 apart; 128 b are one group
+  const desc src({256, 512}, data_type::f32, "ab");
+  const desc dst({256, 512}, data_type::f32, "BA16a64b4a");
+  bool nests = false;
+  const dim_pieces b = cut(src, dst, 1, 1, nests, 128);
+  REQUIRE(nests);
+  REQUIRE(b.count == 3);
+  check_piece(b.pieces[0], 128, 0, 128, 2 * 16384, 1);  // a group: the next scale
+  check_piece(b.pieces[1], 64, 2, 64, 16384, 0);        // within a group
+  check_piece(b.pieces[2], 1, 64, 1, 4, 0);
+  // a group of 48 does not nest with blocks of 64
+  cut(src, dst, 1, 1, nests, 48);
+  CHECK_FALSE(nests);
+  // groups of 1: the pieces of the blocks alone
+  const dim_pieces one = cut(src, dst, 1, 1, nests, 1);
+  REQUIRE(nests);
+  REQUIRE(one.count == 2);
+  check_piece(one.pieces[0], 64, 0, 64, 16384, 64);
 }
 
 TEST_CASE("double blocks cut a dim at every boundary of either layout (OIhw4i16o4i <- OIhw16i16o)", "[pass][cut]") {

@@ -68,15 +68,18 @@ inline dim stride_of(const dim_levels& lv, dim w) {
   return lv.stride[static_cast<std::size_t>(l)] * (w / lv.bound[static_cast<std::size_t>(l)]);
 }
 
-/// Cuts dim `d` into pieces that both layouts respect; false when their blocks do not
-/// nest (e.g. 3 and 4), which needs the element-wise path.
+/// Cuts dim `d` into pieces that both layouts respect, and groups of `group` indices
+/// that share a scale (`scale_stride` apart from group to group: pieces within a group
+/// have a scale stride of 0); false when their blocks do not nest (e.g. 3 and 4), which
+/// needs the element-wise path, or the group does not nest with them.
 inline bool cut_dim(const desc& src, const blocking& src_blocking, const desc& dst, const blocking& dst_blocking, int d,
-                    dim scale_stride, dim_pieces& out) {
+                    dim scale_stride, dim_pieces& out, dim group = 1) {
   const dim_levels s = levels_of(src, src_blocking, d), t = levels_of(dst, dst_blocking, d);
-  std::array<dim, 2 * (max_ndims + 1)> bounds;  // no allocation: plans are built often
+  std::array<dim, 2 * (max_ndims + 1) + 1> bounds;  // no allocation: plans are built often
   std::size_t nbounds = 0;
   for (int l = 0; l <= s.count; ++l) bounds[nbounds++] = s.bound[static_cast<std::size_t>(l)];
   for (int l = 0; l <= t.count; ++l) bounds[nbounds++] = t.bound[static_cast<std::size_t>(l)];
+  bounds[nbounds++] = group;
   std::sort(bounds.begin(), bounds.begin() + static_cast<std::ptrdiff_t>(nbounds));
   nbounds = static_cast<std::size_t>(std::unique(bounds.begin(), bounds.begin() + static_cast<std::ptrdiff_t>(nbounds)) -
                                      bounds.begin());
@@ -84,6 +87,7 @@ inline bool cut_dim(const desc& src, const blocking& src_blocking, const desc& d
     if (bounds[k] % bounds[k - 1] != 0) return false;
   // pieces outermost first: the outer one, then one per pair of consecutive bounds
   const int inner = static_cast<int>(nbounds) - 1;
+  if (nbounds > out.pieces.size()) return false;
   out.count = inner + 1;
   for (int p = 0; p < out.count; ++p) {
     const int level = inner - p;  // index into bounds of this piece's weight
@@ -92,7 +96,7 @@ inline bool cut_dim(const desc& src, const blocking& src_blocking, const desc& d
     pc.extent = p == 0 ? 0 : bounds[static_cast<std::size_t>(level + 1)] / pc.weight;
     pc.src_stride = stride_of(s, pc.weight);
     pc.dst_stride = stride_of(t, pc.weight);
-    pc.scale_stride = scale_stride * pc.weight;
+    pc.scale_stride = pc.weight >= group ? scale_stride * (pc.weight / group) : 0;
   }
   return true;
 }
