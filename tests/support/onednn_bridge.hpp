@@ -15,6 +15,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +28,7 @@
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/interop/onednn.hpp"
 #include "memfmt/reorder/attr.hpp"
+#include "memfmt/reorder/kernel/convert_scalar.hpp"
 
 namespace memfmt_onednn {
 
@@ -109,28 +111,93 @@ inline std::pair<int, std::vector<float>> combined_scales(const memfmt::desc& sr
   return {mask, v};
 }
 
+#if MEMFMT_ONEDNN_V3
+/// oneDNN 3.x's groups of `q` (scales or zero points): `{G0, G1}` for the last two dims,
+/// empty without groups; `unsupported` for a group on another dim.
+template <class Q>
+dnnl::memory::dims quant_groups(const memfmt::desc& src, const Q& q) {
+  if (q.groups.empty()) return {};
+  const int n = src.get_ndims();
+  std::vector<memfmt::dim> g(static_cast<std::size_t>(n), 1);
+  for (int d = 0, k = 0; d < n; ++d)
+    if ((q.mask >> d & 1) != 0) g[static_cast<std::size_t>(d)] = q.groups[static_cast<std::size_t>(k++)];
+  for (int d = 0; d + 2 < n; ++d)
+    if (g[static_cast<std::size_t>(d)] != 1) throw unsupported("oneDNN groups the last two dims only");
+  if (n < 2) throw unsupported("oneDNN's groups are for the last two of two or more dims");
+  return {g[static_cast<std::size_t>(n - 2)], g[static_cast<std::size_t>(n - 1)]};
+}
+
+inline dnnl::memory::data_type dnnl_type(memfmt::scale_type t) {
+  using dt = dnnl::memory::data_type;
+  return t == memfmt::scale_type::f16 ? dt::f16 : t == memfmt::scale_type::bf16 ? dt::bf16
+         : t == memfmt::scale_type::e8m0 ? dt::e8m0 : dt::f32;
+}
+
+inline dnnl::memory::data_type dnnl_type(memfmt::data_type t) { return memfmt::to_dnnl(t); }
+
+/// The values of `s` stored as its type says (each exact there: a reorder checks).
+inline std::vector<unsigned char> stored(const memfmt::scales& s) {
+  std::vector<unsigned char> b;
+  for (const float v : s.values) {
+    const auto bits = std::bit_cast<std::uint32_t>(v);
+    switch (s.type) {
+      case memfmt::scale_type::f32: b.insert(b.end(), {static_cast<unsigned char>(bits), static_cast<unsigned char>(bits >> 8), static_cast<unsigned char>(bits >> 16), static_cast<unsigned char>(bits >> 24)}); break;
+      case memfmt::scale_type::f16:
+      case memfmt::scale_type::bf16: {
+        const std::uint16_t h = s.type == memfmt::scale_type::f16 ? memfmt::detail::f32_to_f16_bits(v) : memfmt::detail::f32_to_bf16_bits(v);
+        b.insert(b.end(), {static_cast<unsigned char>(h), static_cast<unsigned char>(h >> 8)});
+        break;
+      }
+      case memfmt::scale_type::e8m0:  // the biased exponent; 2^-127 is 0, NaN 0xFF
+        b.push_back(v != v ? 0xFF : bits == 0x00400000u ? 0 : static_cast<unsigned char>(bits >> 23));
+        break;
+    }
+  }
+  return b;
+}
+
+/// The values of `z` stored as its type says (s4 and u4 two per byte, the first low).
+inline std::vector<unsigned char> stored(const memfmt::zero_points& z) {
+  std::vector<unsigned char> b;
+  const std::size_t size = memfmt::data_type_size(z.type);
+  for (std::size_t k = 0; k < z.values.size(); ++k) {
+    const auto v = static_cast<std::uint32_t>(z.values[k]);
+    if (memfmt::is_sub_byte(z.type)) {
+      if (k % 2 == 0) b.push_back(static_cast<unsigned char>(v & 15u));
+      else b.back() = static_cast<unsigned char>(b.back() | (v & 15u) << 4);
+      continue;
+    }
+    for (std::size_t i = 0; i < size; ++i) b.push_back(static_cast<unsigned char>(v >> (8 * i)));
+  }
+  return b;
+}
+#endif
+
 /// oneDNN's attributes for `a`. oneDNN 2.6: output scales (combined_scales), zero
-/// points and the sum, with their values; oneDNN 3.x: the masks only, the values go
-/// with each execution (reorder does that). Throws `unsupported` when oneDNN 2.6
-/// cannot say `a`, and for grouped scales.
+/// points and the sum, with their values; oneDNN 3.x: masks, groups and data types, the
+/// values go with each execution (reorder does that). Throws `unsupported` when oneDNN
+/// cannot say `a` (2.6: groups, zero points per index).
 inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::reorder_attr& a) {
-  // (3.x's grouped scales go with memory arguments this bridge does not write)
-  if (!a.src_scales.groups.empty() || !a.dst_scales.groups.empty())
-    throw unsupported("grouped scales: the bridge passes per-index scales only");
-  if ((!a.src_zero_points.empty() && a.src_zero_points.mask != 0) ||
-      (!a.dst_zero_points.empty() && a.dst_zero_points.mask != 0))
-    throw unsupported("zero points per index: the bridge passes common ones only");
   const std::int32_t src_zp = a.src_zero_points.common_value(), dst_zp = a.dst_zero_points.common_value();
   dnnl::primitive_attr attr;
   dnnl::post_ops ops;
 #if MEMFMT_ONEDNN_V3
-  (void)src;
-  if (!a.src_scales.empty()) attr.set_scales_mask(DNNL_ARG_SRC, a.src_scales.mask);
-  if (!a.dst_scales.empty()) attr.set_scales_mask(DNNL_ARG_DST, a.dst_scales.mask);
-  if (src_zp != 0) attr.set_zero_points_mask(DNNL_ARG_SRC, 0);
-  if (dst_zp != 0) attr.set_zero_points_mask(DNNL_ARG_DST, 0);
+  try {
+    for (const auto& [arg, s] : {std::pair{DNNL_ARG_SRC, &a.src_scales}, std::pair{DNNL_ARG_DST, &a.dst_scales}})
+      if (!s->empty()) attr.set_scales(arg, s->mask, quant_groups(src, *s), dnnl_type(s->type));
+    for (const auto& [arg, z] : {std::pair{DNNL_ARG_SRC, &a.src_zero_points}, std::pair{DNNL_ARG_DST, &a.dst_zero_points}})
+      if (z->mask != 0 ? !z->empty() : z->common_value() != 0)
+        attr.set_zero_points(arg, z->mask, quant_groups(src, *z), dnnl_type(z->type));
+  } catch (const dnnl::error& e) {
+    throw unsupported(std::string("oneDNN ") + version() + " refuses the attributes: " + e.what());
+  }
   if (a.sum_beta != 0.f) ops.append_sum(a.sum_beta);
 #else
+  if (!a.src_scales.groups.empty() || !a.dst_scales.groups.empty())
+    throw unsupported("grouped scales: oneDNN 2.6 has none");
+  if ((!a.src_zero_points.empty() && a.src_zero_points.mask != 0) ||
+      (!a.dst_zero_points.empty() && a.dst_zero_points.mask != 0))
+    throw unsupported("zero points per index: oneDNN 2.6's reorders take common ones only");
   if (!a.src_scales.empty() || !a.dst_scales.empty()) {
     auto [mask, values] = combined_scales(src, a);
     attr.set_output_scales(mask, values);
@@ -166,27 +233,19 @@ class reorder {
       : src_md_(md_of(src)), dst_md_(md_of(dst)) {
     dnnl::engine& eng = cpu_engine();
 #if MEMFMT_ONEDNN_V3
-    // the values of the scales and zero points: memories passed at execution, which
-    // point into this object's vectors (reserved: they do not move)
-    scales_.reserve(2);
-    zero_points_.reserve(2);
-    const auto scales = [&](int arg, const memfmt::scales& v) {
-      if (v.empty()) return;
-      scales_.push_back(v.values);
-      const auto n = static_cast<dnnl::memory::dim>(v.values.size());
-      args_[DNNL_ARG_ATTR_SCALES | arg] =
-          dnnl::memory({{n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a}, eng, scales_.back().data());
+    // the values of the scales and zero points, stored in their types: memories passed
+    // at execution, which point into this object's vectors (reserved: they do not move)
+    values_.reserve(4);
+    const auto pass = [&](int arg, auto type, std::vector<unsigned char> bytes, std::size_t count) {
+      values_.push_back(std::move(bytes));
+      args_[arg] = dnnl::memory({{static_cast<dnnl::memory::dim>(count)}, dnnl_type(type), dnnl::memory::format_tag::a},
+                                eng, values_.back().data());
     };
-    const auto zero_point = [&](int arg, std::int32_t zp) {
-      if (zp == 0) return;
-      zero_points_.push_back(zp);
-      args_[DNNL_ARG_ATTR_ZERO_POINTS | arg] =
-          dnnl::memory({{1}, dnnl::memory::data_type::s32, dnnl::memory::format_tag::a}, eng, &zero_points_.back());
-    };
-    scales(DNNL_ARG_SRC, a.src_scales);
-    scales(DNNL_ARG_DST, a.dst_scales);
-    zero_point(DNNL_ARG_SRC, a.src_zero_points.common_value());
-    zero_point(DNNL_ARG_DST, a.dst_zero_points.common_value());
+    for (const auto& [arg, s] : {std::pair{DNNL_ARG_SRC, &a.src_scales}, std::pair{DNNL_ARG_DST, &a.dst_scales}})
+      if (!s->empty()) pass(DNNL_ARG_ATTR_SCALES | arg, s->type, stored(*s), s->values.size());
+    for (const auto& [arg, z] : {std::pair{DNNL_ARG_SRC, &a.src_zero_points}, std::pair{DNNL_ARG_DST, &a.dst_zero_points}})
+      if (z->mask != 0 ? !z->empty() : z->common_value() != 0)
+        pass(DNNL_ARG_ATTR_ZERO_POINTS | arg, z->type, stored(*z), z->values.size());
 #endif
     const dnnl::primitive_attr attr = attributes(src, a);
     try {
@@ -230,8 +289,7 @@ class reorder {
   dnnl::memory::desc src_md_, dst_md_;
   dnnl::reorder prim_;
   std::unordered_map<int, dnnl::memory> args_;
-  std::vector<std::vector<float>> scales_;
-  std::vector<std::int32_t> zero_points_;
+  std::vector<std::vector<unsigned char>> values_;  ///< (oneDNN 3.x) scales and zero points
 };
 
 }  // namespace memfmt_onednn
