@@ -582,6 +582,7 @@ class reorder {
         detail::placed_nest first, second;
         if (detail::stage_conversion(p, threads, first, second)) {
           second.loops.stream_stores = stream;
+          if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory) detail::order_staged_for_memory(first, second);
           planned.push_back(std::move(first));
           planned.push_back(std::move(second));
           continue;

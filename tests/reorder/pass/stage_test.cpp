@@ -157,12 +157,16 @@ TEST_CASE("a staged pair visits the nest's elements at the same offsets, through
           d += p.dst_base;
           c += p.scale_base;
         }
-        const std::vector<offsets> pair = sorted(joined(first, second, scratch));
         own = sorted(own);
-        CHECK(pair.size() == own.size());
-        // (the first difference, not the vectors: they hold up to half a million elements)
-        const auto differ = std::mismatch(pair.begin(), pair.end(), own.begin(), own.end());
-        CHECK(differ.first == pair.end());
+        // as planned, and with the shared loops ordered for a pass from memory
+        for (const bool ordered : {false, true}) {
+          if (ordered) memfmt::detail::order_staged_for_memory(first, second);
+          const std::vector<offsets> pair = sorted(joined(first, second, scratch));
+          CHECK(pair.size() == own.size());
+          // (the first difference, not the vectors: they hold up to half a million elements)
+          const auto differ = std::mismatch(pair.begin(), pair.end(), own.begin(), own.end());
+          CHECK(differ.first == pair.end());
+        }
       }
       CHECK(staged >= 1);
     }
@@ -189,6 +193,27 @@ TEST_CASE("a staged pair, loop by loop: f32 ab -> s8 OI16i64o2i with a scale per
   REQUIRE(memfmt::detail::stage_conversion(nests[0], 2, first, second));
   CHECK(memfmt::detail::nest_str(second) ==
         "tile @scratch dst+0: 6(0,12288) 5(0,2048) | rows 64(32,2) columns 16(2,128) unit 2(1,1)"
+        "  staged after the nest before over 2 loops");
+}
+
+TEST_CASE("a staged pair ordered for a pass from memory: the larger a shared loop's source step, the further out",
+          "[stage]") {
+  // f32 ab -> s8 BA16a64b4a, 1024 x 512: the pair goes block by block of 256 a x 64 b
+  // (16 KiB of s8 in the scratch). As planned, the 8 blocks of b (64 apart in the
+  // source) are outside the 4 of a (131072 apart): a strip of 64 columns down all 1024
+  // rows per pass. Ordered, the blocks of a go outside, and the source is read across
+  // whole rows, a block of 256 rows at a time.
+  const auto nests = lowered(desc({1024, 512}, data_type::f32, "ab"), desc({1024, 512}, data_type::s8, "BA16a64b4a"), 0);
+  placed_nest first, second;
+  REQUIRE(memfmt::detail::stage_conversion(nests[0], 1, first, second));
+  CHECK(memfmt::detail::nest_str(first) == "copy @src+0 scratch: 8(64,0) 4(131072,0) | 256(512,64) 64(1,1)");
+  CHECK(memfmt::detail::nest_str(second) ==
+        "tile @scratch dst+0: 8(0,65536) 4(0,16384) 64(256,256) | columns 64(1,4) unit 4(64,1)"
+        "  staged after the nest before over 2 loops");
+  memfmt::detail::order_staged_for_memory(first, second);
+  CHECK(memfmt::detail::nest_str(first) == "copy @src+0 scratch: 4(131072,0) 8(64,0) | 256(512,64) 64(1,1)");
+  CHECK(memfmt::detail::nest_str(second) ==
+        "tile @scratch dst+0: 4(0,16384) 8(0,65536) 64(256,256) | columns 64(1,4) unit 4(64,1)"
         "  staged after the nest before over 2 loops");
 }
 

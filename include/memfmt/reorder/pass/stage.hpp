@@ -232,3 +232,24 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
 }
 
 }  // namespace memfmt::detail
+
+namespace memfmt::detail {
+
+/// Orders the shared loops of a staged pair (`first` reads the source) for a pass from
+/// memory: the larger a loop's step in the source, the further out it goes, so that a
+/// block's neighbours in the source follow it (f32 `ab` -> u8 `BA16a64b4a`: every block
+/// of input channels across the rows of a block of output channels, rather than a strip
+/// of 64 columns down all 4096 rows per pass). Both nests keep the same order.
+/// @pre the pair from stage_conversion, not split for threads
+inline void order_staged_for_memory(placed_nest& first, placed_nest& second) {
+  const int shared = second.fused_loops;
+  const auto magnitude = [](dim x) { return x < 0 ? -x : x; };
+  // (insertion sort: a few loops; stable, so equal steps keep their order)
+  for (int i = 1; i < shared; ++i)
+    for (int j = i; j > 0 && magnitude(first.loops.loops[j - 1].src_stride) < magnitude(first.loops.loops[j].src_stride); --j) {
+      std::swap(first.loops.loops[j - 1], first.loops.loops[j]);
+      std::swap(second.loops.loops[j - 1], second.loops.loops[j]);
+    }
+}
+
+}  // namespace memfmt::detail
