@@ -274,6 +274,11 @@ TEST_CASE("zero points: masks, groups, counts and values that do not fit", "[reo
   CHECK(error_of(a) == "reorder: destination zero point 0 (200) is outside s8 [-128, 127]");
   a.dst_zero_points = {0b01, std::vector<std::int32_t>(8, 200), {}, data_type::u8};
   CHECK(error_of(a) == "no error");
+  // without values, zero points are none, whatever their mask and groups say
+  a.src_zero_points = {0b11, {}, {0}};
+  CHECK(error_of(a) == "no error");
+  a.src_scales = {0b10, {}, {0, 5}};
+  CHECK(error_of(a) == "no error");
 }
 
 TEST_CASE("scales stored as f16, bf16 or e8m0: their values only, the same results as f32",

@@ -105,7 +105,14 @@ void parse_scales(const std::string& spec, const dims& shape, memfmt::reorder_at
     s.type = dt == "f16" ? memfmt::scale_type::f16 : dt == "bf16" ? memfmt::scale_type::bf16
              : dt == "e8m0" ? memfmt::scale_type::e8m0 : memfmt::scale_type::f32;
     static constexpr float pattern[4] = {1.f, 0.5f, 2.f, 0.25f};
-    for (dim k = 0; k < count; ++k) s.values.push_back(s.mask == 0 ? scale : scale * pattern[k % 4]);
+    // stored as the type says, as benchdnn stores them (f16 and bf16 round to nearest
+    // even; e8m0 takes powers of two only, and memfmt names any other value)
+    const auto as_stored = [&s](float v) {
+      if (s.type == memfmt::scale_type::f16) return memfmt::detail::f16_bits_to_f32(memfmt::detail::f32_to_f16_bits(v));
+      if (s.type == memfmt::scale_type::bf16) return memfmt::detail::bf16_bits_to_f32(memfmt::detail::f32_to_bf16_bits(v));
+      return v;
+    };
+    for (dim k = 0; k < count; ++k) s.values.push_back(as_stored(s.mask == 0 ? scale : scale * pattern[k % 4]));
     (e.arg == "dst" ? a.dst_scales : a.src_scales) = s;
   }
 }
@@ -129,8 +136,8 @@ void parse_zero_points(const std::string& spec, const dims& shape, memfmt::reord
              : dt == "u4" ? data_type::u4 : data_type::s32;
     const bool is_signed = z.type == data_type::s32 || z.type == data_type::s8 || z.type == data_type::s4;
     const auto first = static_cast<std::int32_t>(negative ? -v : v), lo = is_signed ? -8 : 0;
-    for (dim k = 0; k < count; ++k)
-      z.values.push_back(z.mask == 0 ? first : lo + static_cast<std::int32_t>(((first - lo + 7 * k) % 16 + 16) % 16));
+    for (dim k = 0; k < count; ++k)  // (in 64 bits: first - lo may leave s32)
+      z.values.push_back(z.mask == 0 ? first : lo + static_cast<std::int32_t>(((dim{first} - lo + 7 * k) % 16 + 16) % 16));
     (e.arg == "dst" ? a.dst_zero_points : a.src_zero_points) = z;
   }
 }

@@ -91,6 +91,7 @@ inline bool lower(const desc& src, const desc& dst, const dims& scale_strides, s
   // every nest has a loop per piece of every dim before simplify
   int raw_loops = 0;
   for (int d = 0; d < n; ++d) raw_loops += cuts[static_cast<std::size_t>(d)].count;
+  if (raw_loops > max_loops) return false;  // (a group's boundary can add one loop per dim)
   if (raw_loops >= max_loops) parts = 1;
   const auto dst_bytes = static_cast<dim>(data_type_size(dst.get_data_type())) / parts;
   for (;;) {

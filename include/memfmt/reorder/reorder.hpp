@@ -185,10 +185,7 @@ class reorder {
       return r + bytes_->plan_str();
     }
     if (!elementwise_) return detail::plan_str(plan_.nests);
-    const char* why = !sum_betas_.empty()                ? "a beta per index"
-                      : !src_zero_point_table_.empty() ? "zero points per index, which these kernels do not take"
-                                                       : "the blocks do not nest";
-    return std::string("element-wise (") + why + ")\n";
+    return std::string("element-wise (") + elementwise_why_ + ")\n";
   }
 
  private:
@@ -465,7 +462,7 @@ class reorder {
     const int n = src_.get_ndims();
     dims groups = dims::filled(n, 1);
     std::size_t k = 0;
-    for (int d = 0; d < n && !q.groups.empty(); ++d)
+    for (int d = 0; d < n && !q.groups.empty() && !q.empty(); ++d)  // (an empty q's groups go unchecked)
       if ((q.mask >> d & 1) != 0) groups[d] = q.groups[k++];
     return groups;
   }
@@ -506,7 +503,9 @@ class reorder {
     const int scales_mask =
         (attr_.src_scales.empty() ? 0 : attr_.src_scales.mask) | (attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
     const bool zero_point_tables = per_index(attr_.src_zero_points) || per_index(attr_.dst_zero_points);
-    const int mask = zero_point_tables ? scales_mask | attr_.src_zero_points.mask | attr_.dst_zero_points.mask : scales_mask;
+    const int zero_points_mask = (per_index(attr_.src_zero_points) ? attr_.src_zero_points.mask : 0) |
+                                 (per_index(attr_.dst_zero_points) ? attr_.dst_zero_points.mask : 0);
+    const int mask = scales_mask | zero_points_mask;
     const bool scale_table = (!attr_.src_scales.empty() || !attr_.dst_scales.empty()) && scales_mask != 0;
     if ((!attr_.src_scales.empty() || !attr_.dst_scales.empty()) && scales_mask == 0) {
       const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[0];
@@ -549,8 +548,10 @@ class reorder {
     // (a beta per index, or zero points per index the kernels cannot take, run element by
     // element)
     elementwise_ = beta_table || (zero_point_tables && !tabled);
+    elementwise_why_ = beta_table ? "a beta per index" : "zero points per index on the exact s32 path, or with f64";
     if (!elementwise_ && !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts, value_groups_)) {
       elementwise_ = true;
+      elementwise_why_ = "the blocks do not nest";
       if (!(value_groups_ == dims::filled(src_.get_ndims(), 1))) {  // (groups that do not nest with the blocks)
         value_groups_ = dims::filled(src_.get_ndims(), 1);
         scale_strides = tabulate();
@@ -614,8 +615,10 @@ class reorder {
         const detail::kernel_kind kind = p.loops.kind;
         const bool moves = p.staged == detail::stage::move_to_scratch || p.staged == detail::stage::move_from_scratch;
         if (!moves && kind != detail::kernel_kind::copy && kind != detail::kernel_kind::strided &&
-            kind != detail::kernel_kind::zero_fill)
+            kind != detail::kernel_kind::zero_fill) {
           elementwise_ = true;
+          elementwise_why_ = "zero points per index, which these kernels do not take";
+        }
       }
     if (elementwise_) nests.clear();
     if (tabled && !elementwise_) src_zero_point_table_ = dst_zero_point_table_ = {};  // (the kernels' are in plan_.scales)
@@ -910,6 +913,7 @@ class reorder {
   reorder_attr attr_;
   dim src_size_ = 0, dst_size_ = 0;
   bool elementwise_ = false;
+  const char* elementwise_why_ = "";  ///< (plan_str) why the plan is element-wise
   bool integer_zero_points_ = false;
   bool serial_ = false;  ///< small enough to run on the calling thread (serial_bytes)
   bound_nests plan_;
