@@ -173,6 +173,11 @@ inline std::vector<unsigned char> stored(const memfmt::zero_points& z) {
 }
 #endif
 
+#if MEMFMT_ONEDNN_V3
+/// Whether oneDNN 3.x is given `z`: zero points per index, or a common one other than 0.
+inline bool passed(const memfmt::zero_points& z) { return z.mask != 0 ? !z.empty() : z.common_value() != 0; }
+#endif
+
 /// oneDNN's attributes for `a`. oneDNN 2.6: output scales (combined_scales), zero
 /// points and the sum, with their values; oneDNN 3.x: masks, groups and data types, the
 /// values go with each execution (reorder does that). Throws `unsupported` when oneDNN
@@ -186,7 +191,7 @@ inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::re
     for (const auto& [arg, s] : {std::pair{DNNL_ARG_SRC, &a.src_scales}, std::pair{DNNL_ARG_DST, &a.dst_scales}})
       if (!s->empty()) attr.set_scales(arg, s->mask, quant_groups(src, *s), dnnl_type(s->type));
     for (const auto& [arg, z] : {std::pair{DNNL_ARG_SRC, &a.src_zero_points}, std::pair{DNNL_ARG_DST, &a.dst_zero_points}})
-      if (z->mask != 0 ? !z->empty() : z->common_value() != 0)
+      if (passed(*z))
         attr.set_zero_points(arg, z->mask, quant_groups(src, *z), dnnl_type(z->type));
   } catch (const dnnl::error& e) {
     throw unsupported(std::string("oneDNN ") + version() + " refuses the attributes: " + e.what());
@@ -244,7 +249,7 @@ class reorder {
     for (const auto& [arg, s] : {std::pair{DNNL_ARG_SRC, &a.src_scales}, std::pair{DNNL_ARG_DST, &a.dst_scales}})
       if (!s->empty()) pass(DNNL_ARG_ATTR_SCALES | arg, s->type, stored(*s), s->values.size());
     for (const auto& [arg, z] : {std::pair{DNNL_ARG_SRC, &a.src_zero_points}, std::pair{DNNL_ARG_DST, &a.dst_zero_points}})
-      if (z->mask != 0 ? !z->empty() : z->common_value() != 0)
+      if (passed(*z))
         pass(DNNL_ARG_ATTR_ZERO_POINTS | arg, z->type, stored(*z), z->values.size());
 #endif
     const dnnl::primitive_attr attr = attributes(src, a);

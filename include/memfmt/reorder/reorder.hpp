@@ -472,15 +472,21 @@ class reorder {
   /// strides[d])]`.
   template <class Q>
   dims value_strides(const Q& q) const {
+    return q.empty() ? dims::filled(src_.get_ndims(), 0) : group_strides(q.mask, value_groups(q));
+  }
+
+  /// Per dim, the stride of its groups (`groups[d]` indices each) in a table over
+  /// `mask`, row-major; 0 for dims outside the mask. `count`, if given: the table's entries.
+  dims group_strides(int mask, const dims& groups, dim* count = nullptr) const {
     const int n = src_.get_ndims();
-    const dims groups = value_groups(q);
     dims strides = dims::filled(n, 0);
     dim stride = 1;
-    for (int d = n - 1; d >= 0 && !q.empty(); --d)
-      if ((q.mask >> d & 1) != 0) {
+    for (int d = n - 1; d >= 0; --d)
+      if ((mask >> d & 1) != 0) {
         strides[d] = stride;
         stride *= src_.get_dims()[d] / groups[d];
       }
+    if (count != nullptr) *count = stride;
     return strides;
   }
 
@@ -537,7 +543,7 @@ class reorder {
       if (beta_table) sum_betas_ = per_index_betas(mask);
       if (zero_point_tables) tabulate_zero_points(mask);
       if (tabled) append_zero_point_tables(cvt);
-      return group_strides(mask);
+      return group_strides(mask, value_groups_);
     };
     value_groups_ = shared_groups(mask);
     dims scale_strides = tabulate();
@@ -678,9 +684,8 @@ class reorder {
 
   /// The number of entries of a table over `mask`: one per group of value_groups_.
   dim masked_count(int mask) const {
-    dim count = 1;
-    for (int d = 0; d < src_.get_ndims(); ++d)
-      if ((mask >> d & 1) != 0) count *= src_.get_dims()[d] / value_groups_[d];
+    dim count = 0;
+    group_strides(mask, value_groups_, &count);
     return count;
   }
 
@@ -703,20 +708,6 @@ class reorder {
       add(attr_.dst_zero_points, shared, seen, d);
     }
     return shared;
-  }
-
-  /// Per dim, the stride of its groups (value_groups_) in a table over `mask`,
-  /// row-major; 0 for dims outside the mask.
-  dims group_strides(int mask) const {
-    const int n = src_.get_ndims();
-    dims strides = dims::filled(n, 0);
-    dim stride = 1;
-    for (int d = n - 1; d >= 0; --d)
-      if ((mask >> d & 1) != 0) {
-        strides[d] = stride;
-        stride *= src_.get_dims()[d] / value_groups_[d];
-      }
-    return strides;
   }
 
   /// The zero point tables after the factors in plan_.scales (factors of 1 when the
