@@ -1,5 +1,6 @@
 // `memfmt describe TAG DIMS`: a layout as text (descriptor numbers, a grid of element
-// offsets over two dims, the first elements in memory order) and as an SVG picture.
+// offsets over two dims, the first elements in memory order, how groups of a grouped
+// scale or zero point lie in memory) and as an SVG picture.
 
 #include <algorithm>
 #include <cstdio>
@@ -54,6 +55,7 @@ struct describe_options {
   int row_dim = -1, col_dim = -1;  ///< -1: chosen from the layout
   dims at;                         ///< the index of the dims not shown
   dim max_rows = 0, max_cols = 0;  ///< 0: defaults (text 8 x 20, SVG 48 x 48)
+  dims groups;                     ///< a group size per dim; empty: no groups shown
   std::string svg;
 };
 
@@ -112,15 +114,109 @@ std::string memory_order(const memfmt::desc& d, int count, const std::vector<std
     if (k < 0) break;
   }
   std::sort(cells.begin(), cells.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::string s = "  offset -> (";
+  std::string s = memfmt::is_sub_byte(d.get_data_type()) ? "  byte, nibble (l/h) -> (" : "  offset -> (";
   for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
   s += ")\n";
   for (int k = 0; k < count && k < static_cast<int>(cells.size()); ++k) {
     bool padding = false;
     for (int i = 0; i < d.get_ndims(); ++i) padding = padding || cells[static_cast<std::size_t>(k)].second[i] >= logical[i];
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "  %6lld -> ", static_cast<long long>(cells[static_cast<std::size_t>(k)].first));
-    s += buf + index_text(cells[static_cast<std::size_t>(k)].second) + (padding ? "  padding" : "") + "\n";
+    const std::string at = memfmt::offset_label(d.get_data_type(), cells[static_cast<std::size_t>(k)].first);
+    s += std::string(at.size() < 8 ? 8 - at.size() : 0, ' ') + at + " -> " +
+         index_text(cells[static_cast<std::size_t>(k)].second) + (padding ? "  padding" : "") + "\n";
+  }
+  return s;
+}
+
+/// "4" or "2 to 4".
+std::string span_text(dim lo, dim hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi); }
+
+/// How the groups of a grouped scale or zero point lie in memory: how many there are,
+/// and into how many runs of consecutive offsets each group's elements fall (a group in
+/// one run is read at once; a group in many runs is gathered from strips of blocks).
+/// Every group is followed when the tensor is small, else the first one.
+/// @pre o.groups divide the dims, none is 0
+std::string group_summary(const memfmt::desc& d, const describe_options& o) {
+  const int n = d.get_ndims();
+  dims count = dims::filled(n, 1);
+  dim ngroups = 1, volume = 1;
+  for (int i = 0; i < n; ++i) {
+    count[i] = d.get_dims()[i] / o.groups[i];
+    ngroups *= count[i];
+    volume *= o.groups[i];
+  }
+  std::string s = "  groups      " + dims_text(o.groups) + ": " + dims_text(count) + " = " + std::to_string(ngroups) +
+                  " groups of " + std::to_string(volume) + " elements\n";
+  if (volume > (dim{1} << 22)) return s + "              (groups too large to follow in memory)\n";
+  const dim followed = ngroups * volume <= (dim{1} << 22) ? ngroups : 1;
+  dim runs_lo = volume, runs_hi = 0, len_lo = volume, len_hi = 0;
+  std::vector<dim> offsets;
+  for (dim g = 0; g < followed; ++g) {
+    dims first = dims::filled(n, 0);
+    dim rest = g;  // row-major over the groups' counts
+    for (int i = n - 1; i >= 0; --i) {
+      first[i] = rest % count[i] * o.groups[i];
+      rest /= count[i];
+    }
+    offsets.clear();
+    for (dims index = first;;) {
+      offsets.push_back(d.offset(index));
+      int k = n - 1;
+      for (; k >= 0; --k) {
+        if (++index[k] < first[k] + o.groups[k]) break;
+        index[k] = first[k];
+      }
+      if (k < 0) break;
+    }
+    std::sort(offsets.begin(), offsets.end());
+    dim runs = 0, len = 0;
+    for (std::size_t k = 0; k < offsets.size(); ++k) {
+      ++len;
+      if (k + 1 < offsets.size() && offsets[k + 1] == offsets[k] + 1) continue;
+      ++runs;
+      len_lo = std::min(len_lo, len);
+      len_hi = std::max(len_hi, len);
+      len = 0;
+    }
+    runs_lo = std::min(runs_lo, runs);
+    runs_hi = std::max(runs_hi, runs);
+  }
+  return s + "              " + (followed == ngroups ? "each group" : "the first group") + " in memory: " +
+         span_text(runs_lo, runs_hi) + (runs_hi == 1 ? " run" : " runs") + " of " + span_text(len_lo, len_hi) +
+         " consecutive elements\n";
+}
+
+/// Where group boundaries are drawn along dim `i`: every group's size, or 0 (none) without
+/// groups or with groups of 1, where every index would be a boundary.
+dim boundary_step(const describe_options& o, int i) { return o.groups.empty() || o.groups[i] == 1 ? 0 : o.groups[i]; }
+
+/// The offset grid as text (`offset_label`s, rows down, columns across), with a '|'
+/// and a line of '-' where a group ends.
+std::string text_grid(const memfmt::desc& d, const describe_options& o) {
+  const dims logical = d.get_dims();
+  const dim rows = std::min(logical[o.row_dim], o.max_rows > 0 ? o.max_rows : 8);
+  const dim cols = std::min(logical[o.col_dim], o.max_cols > 0 ? o.max_cols : 20);
+  const dim row_group = boundary_step(o, o.row_dim), col_group = boundary_step(o, o.col_dim);
+  std::vector<std::string> cells;
+  std::size_t width = 1;
+  dims index = o.at;
+  for (dim r = 0; r < rows; ++r)
+    for (dim c = 0; c < cols; ++c) {
+      index[o.row_dim] = r;
+      index[o.col_dim] = c;
+      cells.push_back(memfmt::offset_label(d.get_data_type(), d.offset(index)));
+      width = std::max(width, cells.back().size());
+    }
+  const dim bars = col_group > 0 ? (cols - 1) / col_group : 0;
+  std::string s;
+  for (dim r = 0; r < rows; ++r) {
+    if (row_group > 0 && r > 0 && r % row_group == 0)
+      s += std::string(static_cast<std::size_t>(cols) * (width + 1) + static_cast<std::size_t>(2 * bars), '-') + "\n";
+    for (dim c = 0; c < cols; ++c) {
+      if (col_group > 0 && c > 0 && c % col_group == 0) s += " |";
+      const std::string& cell = cells[static_cast<std::size_t>(r * cols + c)];
+      s += std::string(width + 1 - cell.size(), ' ') + cell;
+    }
+    s += "\n";
   }
   return s;
 }
@@ -138,7 +234,8 @@ std::string xml(const std::string& s) {
 }
 
 /// The SVG picture: a cell per element of (row dim, col dim) at the other dims' `at`,
-/// coloured by the block it belongs to, labelled with its offset; padding in grey.
+/// coloured by the block it belongs to, labelled with its offset (byte and nibble for
+/// 4-bit types); padding in grey, group boundaries dashed red.
 std::string layout_svg(const memfmt::desc& d, const describe_options& o, const std::vector<std::string>& names,
                        int* cells_drawn) {
   const dims logical = d.get_dims(), padded = d.get_padded_dims();
@@ -146,6 +243,8 @@ std::string layout_svg(const memfmt::desc& d, const describe_options& o, const s
   const dim max_r = o.max_rows > 0 ? o.max_rows : 48, max_c = o.max_cols > 0 ? o.max_cols : 48;
   const dim rows = std::min(padded[r_dim], max_r), cols = r_dim == c_dim ? 1 : std::min(padded[c_dim], max_c);
   const dim r_block = d.get_blocks()[r_dim], c_block = r_dim == c_dim ? 1 : d.get_blocks()[c_dim];
+  const dim r_group = boundary_step(o, r_dim), c_group = r_dim == c_dim ? 0 : boundary_step(o, c_dim);
+  const bool nibbles = memfmt::is_sub_byte(d.get_data_type());
   std::vector<dim> offsets;
   std::size_t digits = 1;
   dims index = o.at;
@@ -154,9 +253,9 @@ std::string layout_svg(const memfmt::desc& d, const describe_options& o, const s
       index[r_dim] = r;
       if (r_dim != c_dim) index[c_dim] = c;
       offsets.push_back(memfmt::detail::padded_offset(d, index));
-      digits = std::max(digits, std::to_string(offsets.back()).size());
+      digits = std::max(digits, memfmt::offset_label(d.get_data_type(), offsets.back()).size());
     }
-  const int cw = std::max(22, static_cast<int>(digits) * 7 + 6), ch = 18, left = 56, top = 110;
+  const int cw = std::max(22, static_cast<int>(digits) * 7 + 6), ch = 18, left = 56, top = o.groups.empty() ? 110 : 126;
   const int width = std::max(left + static_cast<int>(cols) * cw + 20, 640);
   const int height = top + static_cast<int>(rows) * ch + 60;
   std::ostringstream s;
@@ -173,9 +272,13 @@ std::string layout_svg(const memfmt::desc& d, const describe_options& o, const s
   s << "<text x=\"10\" y=\"56\" font-family=\"sans-serif\" fill=\"#444\">rows: " << xml(names[static_cast<std::size_t>(r_dim)])
     << ", columns: " << xml(names[static_cast<std::size_t>(c_dim)]) << (fixed.empty() ? "" : "; at " + xml(fixed))
     << "</text>\n";
-  s << "<text x=\"10\" y=\"72\" font-family=\"sans-serif\" fill=\"#444\">number = offset in elements; colour = block ("
+  s << "<text x=\"10\" y=\"72\" font-family=\"sans-serif\" fill=\"#444\">"
+    << (nibbles ? "number = byte offset, l/h = its low/high nibble" : "number = offset in elements") << "; colour = block ("
     << xml(names[static_cast<std::size_t>(r_dim)]) << " / " << r_block << ", " << xml(names[static_cast<std::size_t>(c_dim)])
     << " / " << c_block << "); grey = padding</text>\n";
+  if (!o.groups.empty())
+    s << "<text x=\"10\" y=\"88\" font-family=\"sans-serif\" fill=\"#c0392b\">dashed red = group boundaries (groups "
+      << xml(dims_text(o.groups)) << ")</text>\n";
   // column and row headers
   for (dim c = 0; c < cols; ++c)
     s << "<text x=\"" << left + c * cw + cw / 2 << "\" y=\"" << top - 6 << "\" text-anchor=\"middle\" fill=\"#666\">"
@@ -196,12 +299,18 @@ std::string layout_svg(const memfmt::desc& d, const describe_options& o, const s
       const std::string fill = padding ? "#d9d9d9" : "hsl(" + std::to_string(hue) + ",70%,82%)";
       const int x = left + static_cast<int>(c) * cw, y = top + static_cast<int>(r) * ch;
       const dim offset = offsets[static_cast<std::size_t>(r * cols + c)];
+      const std::string label = memfmt::offset_label(d.get_data_type(), offset);
+      std::string group;
+      if (!o.groups.empty() && !padding)
+        group = ", group (" + std::to_string(r / o.groups[r_dim]) +
+                (r_dim != c_dim ? ", " + std::to_string(c / o.groups[c_dim]) : "") + ")";
       s << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << cw << "\" height=\"" << ch << "\" fill=\"" << fill
         << "\" stroke=\"white\"><title>" << xml(names[static_cast<std::size_t>(r_dim)]) << "=" << r << " "
         << xml(names[static_cast<std::size_t>(c_dim)]) << "=" << c << ": offset " << offset
-        << (padding ? " (padding)" : "") << "</title></rect>\n";
+        << (nibbles ? " (byte " + std::to_string(offset / 2) + (offset % 2 ? ", high nibble)" : ", low nibble)") : "")
+        << group << (padding ? " (padding)" : "") << "</title></rect>\n";
       s << "<text x=\"" << x + cw / 2 << "\" y=\"" << y + 13 << "\" text-anchor=\"middle\" fill=\""
-        << (padding ? "#888" : "#222") << "\">" << offset << "</text>\n";
+        << (padding ? "#888" : "#222") << "\">" << label << "</text>\n";
       ++drawn;
     }
   // block boundaries
@@ -211,6 +320,13 @@ std::string layout_svg(const memfmt::desc& d, const describe_options& o, const s
   for (dim c = c_block; c < cols; c += c_block)
     s << "<line x1=\"" << left + c * cw << "\" y1=\"" << top << "\" x2=\"" << left + c * cw << "\" y2=\""
       << top + rows * ch << "\" stroke=\"#333\" stroke-width=\"1.5\"/>\n";
+  // group boundaries, within the logical dims (groups divide them)
+  for (dim r = r_group; r_group > 0 && r < std::min(rows, logical[r_dim]); r += r_group)
+    s << "<line x1=\"" << left << "\" y1=\"" << top + r * ch << "\" x2=\"" << left + cols * cw << "\" y2=\""
+      << top + r * ch << "\" stroke=\"#c0392b\" stroke-width=\"2.5\" stroke-dasharray=\"6,3\"/>\n";
+  for (dim c = c_group; c_group > 0 && c < std::min(cols, logical[c_dim]); c += c_group)
+    s << "<line x1=\"" << left + c * cw << "\" y1=\"" << top << "\" x2=\"" << left + c * cw << "\" y2=\""
+      << top + rows * ch << "\" stroke=\"#c0392b\" stroke-width=\"2.5\" stroke-dasharray=\"6,3\"/>\n";
   if (rows < padded[r_dim] || (r_dim != c_dim && cols < padded[c_dim]))
     s << "<text x=\"10\" y=\"" << top + rows * ch + 20 << "\" fill=\"#444\" font-family=\"sans-serif\">showing "
       << rows << " of " << padded[r_dim] << " rows and " << cols << " of " << (r_dim == c_dim ? 1 : padded[c_dim])
@@ -228,12 +344,19 @@ void print_describe_help() {
       "tag such as aBcd16b) for DIMS (2x17x5x4): the descriptor's numbers, a grid of element\n"
       "offsets over two dims, and the first elements in memory order.\n"
       "\n"
-      "  --dt=DT        data type: f32 (default), bf16, f16, s32, s8, u8\n"
+      "  --dt=DT        data type: f32 (default), f64, bf16, f16, f8_e5m2, f8_e4m3, s32, s8,\n"
+      "                 u8, s4, u4 (4-bit types show the byte and nibble of each element:\n"
+      "                 6l and 6h are the low and high nibble of byte 6)\n"
       "  --rows=D       the dim shown down the grid (index or letter of the tag, e.g. c)\n"
       "  --cols=D       the dim shown across (default: the blocked dims, else channels and\n"
       "                 the innermost dim)\n"
       "  --at=INDEX     the index of the other dims, e.g. 1x0x2x0 (default all 0)\n"
       "  --grid=RxC     at most R rows and C columns (default 8x20 as text, 48x48 in the SVG)\n"
+      "  --groups=G     the groups of a grouped scale or zero point, a size per dim, e.g.\n"
+      "                 1x128 for one per output channel and 128 input channels of oi:\n"
+      "                 how many runs of memory each group spans, and its boundaries in\n"
+      "                 the grid (| and -) and the picture (dashed red), except along a\n"
+      "                 dim whose group is 1\n"
       "  --svg=FILE     also draw the grid as an SVG picture: cells coloured by block,\n"
       "                 labelled with their offset, padding greyed\n");
 }
@@ -291,6 +414,8 @@ int describe_main(const std::vector<std::string>& args) {
       if (g.size() != 2 || g[0] == 0 || g[1] == 0) throw usage_error("--grid: write it as RxC, e.g. 16x32");
       o.max_rows = g[0];
       o.max_cols = g[1];
+    } else if (a == "--groups") {
+      o.groups = parse_dims(take(), "--groups");
     } else if (a == "--svg") {
       o.svg = take();
       if (o.svg.empty()) throw usage_error("--svg needs a file name");
@@ -316,6 +441,12 @@ int describe_main(const std::vector<std::string>& args) {
     if (o.at[i] >= o.shape[i])
       throw usage_error("--at: index " + std::to_string(o.at[i]) + " of dim " + names[static_cast<std::size_t>(i)] +
                         " is outside [0, " + std::to_string(o.shape[i]) + ")");
+  if (!o.groups.empty() && o.groups.size() != n)
+    throw usage_error("--groups: " + std::to_string(o.groups.size()) + " sizes for " + std::to_string(n) + " dims");
+  for (int i = 0; i < o.groups.size(); ++i)
+    if (o.groups[i] == 0 || o.shape[i] % o.groups[i] != 0)
+      throw usage_error("--groups: a group of " + std::to_string(o.groups[i]) + " does not divide dim " +
+                        names[static_cast<std::size_t>(i)] + " (" + std::to_string(o.shape[i]) + ")");
   choose_dims(d, o);
 
   std::string dims_line;
@@ -323,24 +454,24 @@ int describe_main(const std::vector<std::string>& args) {
   std::printf("%s %s %s  (dims %s)\n", o.tag.c_str(), dims_text(o.shape).c_str(),
               std::string(memfmt::to_string(o.dt)).c_str(), dims_line.c_str());
   std::printf("%s", memfmt::describe(d).c_str());
-  const std::string element = memfmt::is_sub_byte(o.dt) ? "4 bits (two per byte: element 2k in the low nibble)"
-                                                        : std::to_string(memfmt::data_type_size(o.dt)) + " bytes";
+  const std::string element =
+      memfmt::is_sub_byte(o.dt) ? "4 bits" : std::to_string(memfmt::data_type_size(o.dt)) + " bytes";
   std::printf("  element     %s; %lld elements, %lld with padding\n", element.c_str(),
               static_cast<long long>(o.shape.product()), static_cast<long long>(d.get_padded_dims().product()));
   if (d.has_zero_dim()) {
     std::printf("\n(a dim is 0: no elements)\n");
     return 0;
   }
+  if (!o.groups.empty()) std::printf("%s", group_summary(d, o).c_str());
   if (n >= 2) {
     std::string at = "(";
     for (int i = 0; i < n; ++i)
       at += (i ? ", " : "") + (i == o.row_dim || i == o.col_dim ? names[static_cast<std::size_t>(i)] : std::to_string(o.at[i]));
     at += ")";
-    std::printf("\noffsets of %s, %s down, %s across:\n", at.c_str(), names[static_cast<std::size_t>(o.row_dim)].c_str(),
-                names[static_cast<std::size_t>(o.col_dim)].c_str());
-    std::printf("%s", memfmt::offset_grid(d, o.row_dim, o.col_dim, o.at, o.max_rows > 0 ? o.max_rows : 8,
-                                          o.max_cols > 0 ? o.max_cols : 20)
-                          .c_str());
+    std::printf("\noffsets of %s, %s down, %s across%s:\n", at.c_str(), names[static_cast<std::size_t>(o.row_dim)].c_str(),
+                names[static_cast<std::size_t>(o.col_dim)].c_str(),
+                o.groups.empty() ? "" : " (| and - mark where a group ends)");
+    std::printf("%s", text_grid(d, o).c_str());
   }
   std::printf("\nthe first elements in memory:\n%s", memory_order(d, 24, names).c_str());
 
