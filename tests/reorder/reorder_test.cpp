@@ -919,8 +919,7 @@ TEST_CASE("tiles from memory: the source's lines are finished while they are in 
   // s8 ab -> BA16a16b4a, 2048 x 2048 (8 MiB in all): blocks of 4 rows x 16 bytes. In
   // destination order, a strip of 16 bytes would go down every row before the next
   // strip read the rest of their lines; the strips (source stride 16) go inside chunks
-  // of the rows instead, 16 groups of 4 rows (128 strips x 16 blocks of 64 bytes: 128
-  // KiB at a time).
+  // of the rows instead: 4 groups of 4 rows, 16 rows read at a time.
   using memfmt::detail::kernel_kind;
   const desc src({2048, 2048}, data_type::s8, "ab"), dst({2048, 2048}, data_type::s8, "BA16a16b4a");
   const reorder r(src, dst);
@@ -928,12 +927,23 @@ TEST_CASE("tiles from memory: the source's lines are finished while they are in 
   const memfmt::detail::nest& n = r.nests()[0].loops;
   REQUIRE(n.kind == kernel_kind::tile);
   REQUIRE(n.nloops - n.owned_loops() == 3);
-  CHECK(n.loops[0].extent == 32);  // chunks of rows
-  CHECK(n.loops[0].src_stride == 16 * 4 * 2048);
+  CHECK(n.loops[0].extent == 128);  // chunks of rows
+  CHECK(n.loops[0].src_stride == 4 * 4 * 2048);
   CHECK(n.loops[1].extent == 128);  // strips
   CHECK(n.loops[1].src_stride == 16);
-  CHECK(n.loops[2].extent == 16);  // groups of 4 rows in a chunk
+  CHECK(n.loops[2].extent == 4);  // groups of 4 rows in a chunk
   CHECK(n.loops[2].src_stride == 4 * 2048);
+  // the way back writes the rows (streamed, no limit of 16): chunks of 32 groups, 128
+  // strips x 32 blocks of 64 bytes, 256 KiB at a time
+  const reorder back(dst, src);
+  REQUIRE(back.nests().size() == 1);
+  const memfmt::detail::nest& b = back.nests()[0].loops;
+  REQUIRE(b.nloops - b.owned_loops() == 3);
+  CHECK(b.loops[0].extent == 16);
+  CHECK(b.loops[1].extent == 128);
+  CHECK(b.loops[1].dst_stride == 16);
+  CHECK(b.loops[2].extent == 32);
+  CHECK(b.loops[2].dst_stride == 4 * 2048);
   check(src, dst);
   check(dst, src);
   // below the threshold: destination order

@@ -605,10 +605,11 @@ class reorder {
         if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
           p.gather_src.clear();
           p.gather_scale.clear();
-          if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory)
-            detail::order_tiles_for_memory(p.loops, unit_bytes);
         }
       }
+      const bool tiles = p.loops.kind == detail::kernel_kind::tile || p.loops.kind == detail::kernel_kind::transpose;
+      if (tiles && !fused && src_.get_size() + dst_.get_size() > detail::tiles_from_memory)
+        detail::order_tiles_for_memory(p.loops, unit_bytes);
       p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
       if (threads > 1) detail::split_for_threads(p.loops, threads);
       planned.push_back(std::move(p));

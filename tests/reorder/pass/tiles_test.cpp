@@ -119,33 +119,56 @@ TEST_CASE("a copy's loop of more rows than a tile holds is cut into runs that do
   CHECK(loops_of(t8c) == loops_of(nchw8c));
 }
 
-TEST_CASE("from memory, the outer loop that finishes the source's lines moves in around chunks of the innermost",
+TEST_CASE("from memory, the loop along the rows of one side moves in around chunks of the loop over blocks",
           "[pass][tiles]") {
-  // outer loops S (source 16 apart) and D (4096 apart); tiles of 16 x 16 f32, 1 KiB.
-  // The window of 128 KiB holds S's 8 blocks for 16 of D's: ..., D / 16, S, 16, tiles.
-  // a tile nest of one loop of rows and one of columns, innermost
-  const auto tiles = [](std::initializer_list<loop> loops) {
+  // P: the outer loop with the smallest step on either side (along rows there); Q: the
+  // one with the smallest step on the other side (from block to block there). Q goes
+  // innermost in chunks, P around them: ..., Q / c, P, c, owned loops, with c within
+  // 256 KiB of P's blocks and, when P walks the source, at most 16 rows of it.
+  const auto tiles = [](std::initializer_list<loop> loops) {  // one loop of rows, one of columns
     nest n = make_nest(kernel_kind::tile, loops);
     n.tile_row_loops = 1;
     n.tile_column_loops = 1;
     return n;
   };
+  // tiles of 16 x 16 f32 (1 KiB) whose rows are 16 f32 of P's: 16 rows already, c = 1
   const nest n = tiles({{8, 16, 1 << 20}, {4096, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
   nest t = n;
   memfmt::detail::order_tiles_for_memory(t, 4);
   CHECK(sorted_elements(t) == sorted_elements(n));
-  CHECK(loops_of(t) == std::vector<loop>{{256, 4096 * 16, 256 * 16}, {8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1},
-                                         {16, 1, 16}});
-  // with D one chunk (16 of it in the window), S stays around it
-  const nest small = tiles({{8, 16, 1 << 20}, {16, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
-  nest u = small;
-  memfmt::detail::order_tiles_for_memory(u, 4);
-  CHECK(loops_of(u) == loops_of(small));
-  // with S's blocks filling the window (tiles of 128 x 128 f32, 64 KiB, 2 of them), a
-  // chunk of D is one iteration: ..., D, S, tiles
+  CHECK(loops_of(t) == std::vector<loop>{{4096, 4096, 256}, {8, 16, 1 << 20}, {16, 256, 1}, {16, 1, 16}});
+  // tiles of 128 x 128 f32 (64 KiB): a chunk is one iteration of Q
   const nest wide = tiles({{2, 128, 1 << 22}, {16, 32768, 16384}, {128, 256, 1}, {128, 1, 128}});
   nest w = wide;
   memfmt::detail::order_tiles_for_memory(w, 4);
   CHECK(sorted_elements(w) == sorted_elements(wide));
   CHECK(loops_of(w) == std::vector<loop>{{16, 32768, 16384}, {2, 128, 1 << 22}, {128, 256, 1}, {128, 1, 128}});
+
+  // u8 4096 x 4096, units of 4 a spread on the plain side, 64 b per block (256 bytes)
+  const auto units = [](std::initializer_list<loop> loops) {  // columns, then the unit's parts
+    nest n = make_nest(kernel_kind::tile, loops);
+    n.tile_column_loops = 1;
+    n.tile_unit = 4;
+    return n;
+  };
+  // ab -> BA16a64b4a: P = b (source step 64), Q = a / 4 (destination step 256). Each
+  // block reads 4 rows, so chunks of 4 a / 4: 16 rows, each b across them
+  const nest pack = units({{64, 64, 262144}, {1024, 16384, 256}, {64, 1, 4}, {4, 4096, 1}});
+  nest pt = pack;
+  memfmt::detail::order_tiles_for_memory(pt, 1);
+  CHECK(sorted_elements(pt) == sorted_elements(pack));
+  CHECK(loops_of(pt) ==
+        std::vector<loop>{{256, 65536, 1024}, {64, 64, 262144}, {4, 16384, 256}, {64, 1, 4}, {4, 4096, 1}});
+  // BA16a64b4a -> ab: P = b (destination step 64), Q = a / 4 (source step 256); the rows
+  // are the destination's, streamed: chunks of 256 KiB / (64 x 256) = 16, 64 rows
+  const nest unpack = units({{64, 262144, 64}, {1024, 256, 16384}, {64, 4, 1}, {4, 1, 4096}});
+  nest ut = unpack;
+  memfmt::detail::order_tiles_for_memory(ut, 1);
+  CHECK(sorted_elements(ut) == sorted_elements(unpack));
+  CHECK(loops_of(ut) ==
+        std::vector<loop>{{64, 4096, 262144}, {64, 262144, 64}, {16, 256, 16384}, {64, 4, 1}, {4, 1, 4096}});
+  // already in that order: unchanged
+  nest again = ut;
+  memfmt::detail::order_tiles_for_memory(again, 1);
+  CHECK(loops_of(again) == loops_of(ut));
 }

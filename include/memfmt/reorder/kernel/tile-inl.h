@@ -30,6 +30,7 @@
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/transpose/registers-inl.h"
+#include "memfmt/reorder/kernel/transpose/small_blocks-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
@@ -130,6 +131,27 @@ class tile_kernel {
   /// No rows: the columns' units, dense on both sides, W at a time.
   template <std::size_t kBytes, std::size_t kPart>
   void straight(const std::byte* src, std::byte* dst) const;
+
+  /// No rows, units of 2 or 4 parts spread on one side: there the parts are rows of
+  /// whole vectors, which Highway's interleaved stores (or loads) zip into units (or
+  /// unzip) a vector of each at a time, where packing them lane by lane takes a load,
+  /// shift and or per part per W units. Returns the columns done (whole vectors).
+  template <std::size_t kBytes, std::size_t kPart>
+  dim zipped(const std::byte* src, std::byte* dst) const {
+    using T = uint_of_size<kPart>;
+    constexpr dim m = static_cast<dim>(kBytes / kPart), part = static_cast<dim>(kPart);
+    const hn::ScalableTag<T> d;
+    if constexpr (m > 4) {
+      return 0;
+    } else if (src_part_ != part && dst_part_ == part && interleaved_access_ok<kPart>(dst)) {
+      return interleave_rows(d, reinterpret_cast<const T*>(src), src_part_ / part, reinterpret_cast<T*>(dst), m, cols_,
+                             stream_);
+    } else if (dst_part_ != part && src_part_ == part && interleaved_access_ok<kPart>(src)) {
+      return deinterleave_rows(d, reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_part_ / part, m, cols_,
+                               stream_);
+    }
+    return 0;
+  }
 
   /// W units at `p` (the first `n`, the others zero), packed from their parts if the
   /// source spreads them.
@@ -267,11 +289,13 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
   constexpr std::size_t W = tile_w<kBytes>;
+  dim first = 0;
+  if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
   if constexpr (W == 1) {
-    for (dim c = 0; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + c * row_step_);
+    for (dim c = first; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + c * row_step_);
   } else {
     const DUnits<lane_t<kBytes>> d;
-    for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
+    for (dim c = first; c < cols_; c += static_cast<dim>(W)) {
       const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
       store<kBytes, kPart>(d, load<kBytes, kPart>(d, src + c * column_step_, nc), dst + c * row_step_, nc);
     }

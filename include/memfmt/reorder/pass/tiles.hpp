@@ -203,46 +203,61 @@ inline void use_tiles(nest& n, dim bytes) {
 /// memory: more than a core's L2 holds (1 to 2 MiB today).
 inline constexpr std::size_t tiles_from_memory = std::size_t{4} << 20;
 
-/// Orders the outer loops of a `tile` nest for a pass from memory. The innermost one
-/// (the smallest dst stride) finishes the destination's lines; the one with the smallest
-/// source stride, which finishes the source's, moves in around it, over chunks of it
-/// that keep the two within `window` bytes. The source is then read a few lines at a
-/// time, each while it is in cache, rather than a strip per pass over the whole
-/// destination (s8 ab -> BA16a16b4a: a strip of 16 bytes down every row, 4 passes per
-/// line and a page per row), and the destination is still written in runs.
-/// @pre n.kind == tile, not split for threads; `bytes`: the size of an element
+/// Orders the outer loops of a `tile` or `transpose` nest for a pass from memory. Of
+/// the two loops that finish lines, P (the smallest step on either side: it walks
+/// along rows of the side whose blocks lie in many rows) and Q (the smallest step on
+/// the other side: it walks from block to block there), Q goes innermost and P around
+/// it, over chunks of Q that keep a window of each side in cache. Packing f32 `ab` ->
+/// `BA16a64b4a` thus reads a few rows at a time, each once and while it is in cache,
+/// rather than a strip of 64 columns down every row (a page per row, 64 passes), and
+/// writes the blocks in runs; unpacking walks the same way with the sides swapped.
+/// @pre n.kind == tile or transpose, not split for threads; `bytes`: the size of an element
 inline void order_tiles_for_memory(nest& n, dim bytes) {
-  constexpr dim window = dim{1} << 17;  // (a fraction of L2: the lines of both sides stay)
+  constexpr dim window = dim{1} << 18;  // (a quarter of L2: the lines of both sides stay)
   const int outer = n.nloops - n.owned_loops();
   if (outer < 2 || n.nloops + 1 > max_loops) return;
   const auto magnitude = [](dim x) { return x < 0 ? -x : x; };
-  int s = 0;
+  const auto step = [&](int i, bool src) { return magnitude(src ? n.loops[i].src_stride : n.loops[i].dst_stride); };
+  int p = 0;
+  bool p_src = step(0, true) <= step(0, false);
   for (int i = 1; i < outer; ++i)
-    if (magnitude(n.loops[i].src_stride) < magnitude(n.loops[s].src_stride)) s = i;
-  const int d = outer - 1;
-  if (s == d) return;
+    for (bool src : {true, false})
+      if (step(i, src) < step(p, p_src)) {
+        p = i;
+        p_src = src;
+      }
+  int q = p == 0 ? 1 : 0;
+  for (int i = 0; i < outer; ++i)
+    if (i != p && step(i, !p_src) < step(q, !p_src)) q = i;
+  const loop P = n.loops[p], Q = n.loops[q];
   dim block = bytes;
   for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
-  const loop S = n.loops[s], D = n.loops[d];
-  // the largest chunk of D (a divisor of its extent) within the window
-  const dim most = window / (S.extent * block);
-  dim c = std::min(D.extent, std::max(most, dim{1}));
-  while (c > 1 && D.extent % c != 0) --c;
-  // ..., D / c, S, c, owned loops (..., S, D when D is one chunk; ..., D, S when a
-  // chunk is one of D's)
-  for (int i = s; i < d; ++i) n.loops[i] = n.loops[i + 1];
-  int at = d - 1;  // where D is now
+  // the largest chunk of Q (a divisor of its extent) within the window, and with at
+  // most 16 rows of a source walked along its rows (more, 4 KiB apart, evict each
+  // other's prefetched lines from L1: u8 ab -> BA16a64b4a, 32 rows, takes 1.7x as long)
+  dim most = window / (P.extent * block);
+  if (p_src) most = std::min(most, 16 / std::max(block / (step(p, true) * bytes), dim{1}));
+  dim c = std::min(Q.extent, std::max(most, dim{1}));
+  while (c > 1 && Q.extent % c != 0) --c;
+  // the other outer loops in their order, then Q / c, P, c (P, Q when Q is one chunk)
+  loop rest[max_loops];
+  int k = 0;
+  for (int i = 0; i < outer; ++i)
+    if (i != p && i != q) rest[k++] = n.loops[i];
+  loop owned[max_loops];
+  for (int i = outer; i < n.nloops; ++i) owned[i - outer] = n.loops[i];
+  const int nowned = n.nloops - outer;
+  if (c > 1 && c < Q.extent) rest[k++] = loop{Q.extent / c, Q.src_stride * c, Q.dst_stride * c, Q.scale_stride * c};
   if (c == 1) {
-    n.loops[at + 1] = S;
-    return;
+    rest[k++] = Q;
+    rest[k++] = P;
+  } else {
+    rest[k++] = P;
+    rest[k++] = loop{c, Q.src_stride, Q.dst_stride, Q.scale_stride};
   }
-  if (c < D.extent) {
-    for (int i = n.nloops; i > at + 1; --i) n.loops[i] = n.loops[i - 1];
-    ++n.nloops;
-    n.loops[at++] = loop{D.extent / c, D.src_stride * c, D.dst_stride * c, D.scale_stride * c};
-  }
-  n.loops[at] = S;
-  n.loops[at + 1] = loop{c, D.src_stride, D.dst_stride, D.scale_stride};
+  n.nloops = k + nowned;
+  for (int i = 0; i < k; ++i) n.loops[i] = rest[i];
+  for (int i = 0; i < nowned; ++i) n.loops[k + i] = owned[i];
 }
 
 }  // namespace memfmt::detail

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "memfmt/reorder/kernel/convert/lanes-inl.h"
 #include "memfmt/reorder/kernel/transpose/tiles-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -107,33 +108,37 @@ HWY_NOINLINE void transpose_short_blocks(const std::byte* src, dim src_step, dim
 /// and packed (e.g. nchw <-> nhwc with 3 channels): Highway's interleaved
 /// stores and loads do them a whole vector at a time.
 /// Interleave: dst[i * m + j] = src[j * src_row + i] for j < m, i < count;
-/// returns how many i it did (whole vectors; the caller does the rest).
+/// returns how many i it did (whole vectors; the caller does the rest). `stream`:
+/// around the caches (interleaved through a buffer: Highway has no streaming
+/// interleaved store).
 template <class D>
-HWY_INLINE dim interleave_rows(D d, const hn::TFromD<D>* src, dim src_row, hn::TFromD<D>* dst, dim m, dim count) {
+HWY_INLINE dim interleave_rows(D d, const hn::TFromD<D>* src, dim src_row, hn::TFromD<D>* dst, dim m, dim count,
+                               bool stream = false) {
   const auto N = static_cast<dim>(hn::Lanes(d));
+  HWY_ALIGN hn::TFromD<D> lanes[4 * hn::MaxLanes(d)];
   dim i = 0;
   for (; i + N <= count; i += N) {
+    hn::TFromD<D>* out = stream ? lanes : dst + i * m;
     const auto v0 = hn::LoadU(d, src + i);
     const auto v1 = hn::LoadU(d, src + src_row + i);
     if (m == 2) {
-      hn::StoreInterleaved2(v0, v1, d, dst + i * 2);
-      continue;
+      hn::StoreInterleaved2(v0, v1, d, out);
+    } else if (m == 3) {
+      hn::StoreInterleaved3(v0, v1, hn::LoadU(d, src + 2 * src_row + i), d, out);
+    } else {
+      hn::StoreInterleaved4(v0, v1, hn::LoadU(d, src + 2 * src_row + i), hn::LoadU(d, src + 3 * src_row + i), d, out);
     }
-    const auto v2 = hn::LoadU(d, src + 2 * src_row + i);
-    if (m == 3) {
-      hn::StoreInterleaved3(v0, v1, v2, d, dst + i * 3);
-      continue;
-    }
-    const auto v3 = hn::LoadU(d, src + 3 * src_row + i);
-    hn::StoreInterleaved4(v0, v1, v2, v3, d, dst + i * 4);
+    if (stream)
+      for (dim k = 0; k < m; ++k) store_maybe_stream(hn::Load(d, lanes + k * N), d, dst + i * m + k * N, true);
   }
   return i;
 }
 
 /// Deinterleave: dst[j + i * dst_row] = src[j * m + i] for i < m, j < count;
-/// returns how many j it did (whole vectors).
+/// returns how many j it did (whole vectors). `stream`: around the caches.
 template <class D>
-HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* dst, dim dst_row, dim m, dim count) {
+HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* dst, dim dst_row, dim m, dim count,
+                                 bool stream = false) {
   const auto N = static_cast<dim>(hn::Lanes(d));
   dim j = 0;
   for (; j + N <= count; j += N) {
@@ -145,10 +150,10 @@ HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* d
     } else {
       hn::LoadInterleaved4(d, src + j * 4, v0, v1, v2, v3);
     }
-    hn::StoreU(v0, d, dst + j);
-    hn::StoreU(v1, d, dst + j + dst_row);
-    if (m >= 3) hn::StoreU(v2, d, dst + j + 2 * dst_row);
-    if (m == 4) hn::StoreU(v3, d, dst + j + 3 * dst_row);
+    store_maybe_stream(v0, d, dst + j, stream);
+    store_maybe_stream(v1, d, dst + j + dst_row, stream);
+    if (m >= 3) store_maybe_stream(v2, d, dst + j + 2 * dst_row, stream);
+    if (m == 4) store_maybe_stream(v3, d, dst + j + 3 * dst_row, stream);
   }
   return j;
 }
