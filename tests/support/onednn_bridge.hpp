@@ -183,7 +183,6 @@ inline bool passed(const memfmt::zero_points& z) { return z.mask != 0 ? !z.empty
 /// values go with each execution (reorder does that). Throws `unsupported` when oneDNN
 /// cannot say `a` (2.6: groups, zero points per index).
 inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::reorder_attr& a) {
-  const std::int32_t src_zp = a.src_zero_points.common_value(), dst_zp = a.dst_zero_points.common_value();
   dnnl::primitive_attr attr;
   dnnl::post_ops ops;
 #if MEMFMT_ONEDNN_V3
@@ -207,6 +206,7 @@ inline dnnl::primitive_attr attributes(const memfmt::desc& src, const memfmt::re
     auto [mask, values] = combined_scales(src, a);
     attr.set_output_scales(mask, values);
   }
+  const std::int32_t src_zp = a.src_zero_points.common_value(), dst_zp = a.dst_zero_points.common_value();
   if (src_zp != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {src_zp});
   if (dst_zp != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {dst_zp});
   if (a.sum_beta != 0.f) {
