@@ -1,6 +1,7 @@
 // Packing bytes into s4/u4 nibbles and unpacking them (memfmt/core/nibbles.hpp): every
-// byte value, both signednesses, every count from 0 to 40 and a start at an even
-// element past 0, against the definition written here element by element.
+// byte value, both signednesses, every count from 0 to 40 and counts around the runs of
+// 64 (a run and its tail), from element 0 and from an even element past it, against the
+// definition written here element by element.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -30,10 +31,13 @@ TEST_CASE("pack_nibbles saturates every byte and places element 2k low", "[nibbl
   for (bool is_signed : {false, true}) {
     std::vector<unsigned char> bytes(256);
     for (int b = 0; b < 256; ++b) bytes[static_cast<std::size_t>(b)] = static_cast<unsigned char>(b * 37 + 11);
+    std::vector<dim> counts;
+    for (dim count = 0; count <= 40; ++count) counts.push_back(count);
+    for (dim count : {63, 64, 65, 127, 128, 129, 130, 191}) counts.push_back(count);
     for (dim first : {dim{0}, dim{6}})
-      for (dim count = 0; count <= 40; ++count)
+      for (dim count : counts)
         for (dim shift = 0; shift + count <= 256; shift += 29) {
-          std::vector<unsigned char> packed(32, 0xA5), want(32, 0xA5);
+          std::vector<unsigned char> packed(112, 0xA5), want(112, 0xA5);
           memfmt::detail::pack_nibbles(bytes.data() + shift, count, is_signed, packed.data(), first);
           for (dim k = 0; k < count; ++k) {
             const dim at = first + k;
@@ -79,8 +83,8 @@ TEST_CASE("unpack_nibbles: every packed byte, sign-extended for s4", "[nibbles]"
       CHECK(all[static_cast<std::size_t>(e)] == expected_byte(bits, is_signed));
     }
     for (dim first : {dim{0}, dim{10}})
-      for (dim count = 0; count <= 40; ++count) {
-        std::vector<unsigned char> out(48, 0x5A);
+      for (dim count : {0, 1, 2, 7, 8, 9, 33, 40, 63, 64, 65, 129, 130, 191}) {
+        std::vector<unsigned char> out(200, 0x5A);
         memfmt::detail::unpack_nibbles(packed.data() + 33, first, count, is_signed, out.data());
         for (dim k = 0; k < count; ++k) {
           const dim at = first + k;

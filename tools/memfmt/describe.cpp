@@ -145,7 +145,7 @@ std::string group_summary(const memfmt::desc& d, const describe_options& o) {
     volume *= o.groups[i];
   }
   std::string s = "  groups      " + dims_text(o.groups) + ": " + dims_text(count) + " = " + std::to_string(ngroups) +
-                  " groups of " + std::to_string(volume) + " elements\n";
+                  (ngroups == 1 ? " group of " : " groups of ") + std::to_string(volume) + " elements\n";
   if (volume > (dim{1} << 22)) return s + "              (groups too large to follow in memory)\n";
   const dim followed = ngroups * volume <= (dim{1} << 22) ? ngroups : 1;
   dim runs_lo = volume, runs_hi = 0, len_lo = volume, len_hi = 0;
@@ -438,7 +438,7 @@ int describe_main(const std::vector<std::string>& args) {
   if (o.at.size() != n)
     throw usage_error("--at: " + std::to_string(o.at.size()) + " indices for " + std::to_string(n) + " dims");
   for (int i = 0; i < n; ++i)
-    if (o.at[i] >= o.shape[i])
+    if (o.at[i] >= o.shape[i] && o.shape[i] != 0)  // (a dim of 0: no elements to describe)
       throw usage_error("--at: index " + std::to_string(o.at[i]) + " of dim " + names[static_cast<std::size_t>(i)] +
                         " is outside [0, " + std::to_string(o.shape[i]) + ")");
   if (!o.groups.empty() && o.groups.size() != n)

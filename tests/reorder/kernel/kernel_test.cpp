@@ -1387,6 +1387,49 @@ TEST_CASE("transposes of 2 to 4 source columns in wider source rows (nChw16c -> 
   require_paths(ran, with_tiles, {"interleaved loads, staged"});
 }
 
+TEST_CASE("tiles of units spread on one side, zipped or unzipped a vector per part (u8 ab <-> BA16a64b4a, bf16 ab "
+          "<-> BA16a64b2a), streamed or not, at every offset in a line, on every target equal the reference",
+          "[kernel]") {
+  // A tile nest of no rows: per outer iteration, `cols` columns whose units of m parts
+  // lie m rows apart on the plain side and back to back on the other. Column counts
+  // around a vector and a line leave tails after the whole vectors; streamed and not;
+  // 1-byte elements in units of 2, 4 and 8 parts, 2-byte in 2 and 4 (8 parts are not
+  // zipped: the lane by lane route).
+  std::mt19937_64 rng(41);
+  std::vector<test_case> cases;
+  for (const data_type t : {data_type::u8, data_type::s8, data_type::bf16, data_type::f16}) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim m : {2, 4, 8}) {
+      if (m * size > 8) continue;
+      for (const bool pack : {true, false})
+        for (const dim cols : {1, 15, 16, 31, 33, 64, 100}) {
+          test_case tc;
+          nest& n = tc.n;
+          n.kind = kernel_kind::tile;
+          n.cvt = memfmt::detail::conversion{t, t};
+          n.stream_stores = cols % 2 == 0;
+          n.tile_unit = static_cast<int>(m);
+          n.tile_column_loops = 1;
+          const dim row = cols + static_cast<dim>(rng() % 3);  // the plain side's rows, a little longer
+          const dim outer = 1 + static_cast<dim>(rng() % 4), block = m * row;
+          n.nloops = 3;
+          n.loops[0] = loop{outer, pack ? block : m * cols + 3, pack ? m * cols + 3 : block, 0};
+          n.loops[1] = pack ? loop{cols, 1, m, 0} : loop{cols, m, 1, 0};
+          n.loops[2] = pack ? loop{m, row, 1, 0} : loop{m, 1, row, 0};
+          const dim src_count = pack ? outer * block : outer * (m * cols + 3);
+          const dim dst_count = pack ? outer * (m * cols + 3) : outer * block;
+          tc.src.resize(static_cast<std::size_t>(src_count * size));
+          fill_random(tc.src, t, rng);
+          tc.dst_init.resize(static_cast<std::size_t>(dst_count * size));
+          fill_random(tc.dst_init, t, rng);
+          cases.push_back(std::move(tc));
+        }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, any_target, {"spread units zipped", "spread units unzipped"});
+}
+
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {
   // Every row of the block is the same source row, as a source stride of 0 gives: the
   // kernels that size their work by the distance between source rows must not divide

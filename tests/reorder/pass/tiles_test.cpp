@@ -167,6 +167,15 @@ TEST_CASE("from memory, the loop along the rows of one side moves in around chun
   CHECK(sorted_elements(ut) == sorted_elements(unpack));
   CHECK(loops_of(ut) ==
         std::vector<loop>{{64, 4096, 262144}, {64, 262144, 64}, {16, 256, 16384}, {64, 4, 1}, {4, 1, 4096}});
+  // f32 ab -> BA16a64b4a as a transpose (4 rows x 64 columns of f32, 1 KiB): 4 rows
+  // per block, so chunks of 4 a / 4; the scale offsets move with their loops
+  nest tr = make_nest(kernel_kind::transpose, {{64, 64, 262144, 64}, {1024, 16384, 256, 0}, {4, 4096, 1, 0}, {64, 1, 4, 1}});
+  tr.column_loops = 1;
+  nest tt = tr;
+  memfmt::detail::order_tiles_for_memory(tt, 4);
+  CHECK(sorted_elements(tt) == sorted_elements(tr));
+  CHECK(loops_of(tt) == std::vector<loop>{{256, 65536, 1024, 0}, {64, 64, 262144, 64}, {4, 16384, 256, 0},
+                                          {4, 4096, 1, 0}, {64, 1, 4, 1}});
   // already in that order: unchanged
   nest again = ut;
   memfmt::detail::order_tiles_for_memory(again, 1);

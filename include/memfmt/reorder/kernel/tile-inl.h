@@ -29,6 +29,7 @@
 
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
+#include "memfmt/reorder/kernel/path.hpp"
 #include "memfmt/reorder/kernel/transpose/registers-inl.h"
 #include "memfmt/reorder/kernel/transpose/small_blocks-inl.h"
 
@@ -144,9 +145,11 @@ class tile_kernel {
     if constexpr (m > 4) {
       return 0;
     } else if (src_part_ != part && dst_part_ == part && interleaved_access_ok<kPart>(dst)) {
+      MEMFMT_KERNEL_PATH("spread units zipped");
       return interleave_rows(d, reinterpret_cast<const T*>(src), src_part_ / part, reinterpret_cast<T*>(dst), m, cols_,
                              stream_);
     } else if (dst_part_ != part && src_part_ == part && interleaved_access_ok<kPart>(src)) {
+      MEMFMT_KERNEL_PATH("spread units unzipped");
       return deinterleave_rows(d, reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_part_ / part, m, cols_,
                                stream_);
     }

@@ -232,6 +232,7 @@ inline void order_tiles_for_memory(nest& n, dim bytes) {
   const loop P = n.loops[p], Q = n.loops[q];
   dim block = bytes;
   for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
+  if (block <= 0 || P.extent <= 0 || step(p, p_src) == 0) return;  // (no elements, or a broadcast)
   // the largest chunk of Q (a divisor of its extent) within the window, and with at
   // most 16 rows of a source walked along its rows (more, 4 KiB apart, evict each
   // other's prefetched lines from L1: u8 ab -> BA16a64b4a, 32 rows, takes 1.7x as long)
