@@ -31,7 +31,8 @@ inline int nibble_value(unsigned bits, bool is_signed) noexcept {
 template <bool kSigned>
 inline unsigned saturated_nibble(unsigned char b) noexcept {
   if constexpr (kSigned) {
-    return static_cast<unsigned>(std::clamp<int>(static_cast<std::int8_t>(b), -8, 7)) & 0xFu;  // (vectorizes; ?: did not)
+    // (std::clamp: compilers vectorize it, not the same bounds written with ?:)
+    return static_cast<unsigned>(std::clamp<int>(static_cast<std::int8_t>(b), -8, 7)) & 0xFu;
   } else {
     return b > 15 ? 15u : b;
   }

@@ -234,13 +234,14 @@ inline void order_tiles_for_memory(nest& n, dim bytes) {
   for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
   if (block <= 0 || P.extent <= 0 || step(p, p_src) == 0) return;  // (no elements, or a broadcast)
   // the largest chunk of Q (a divisor of its extent) within the window, and with at
-  // most 16 rows of a source walked along its rows (more, 4 KiB apart, evict each
-  // other's prefetched lines from L1: u8 ab -> BA16a64b4a, 32 rows, takes 1.7x as long)
+  // most 16 rows of a source walked along its rows (more, 4 KiB apart, share L1's sets
+  // and evict each other's prefetched lines before they are read)
   dim most = window / (P.extent * block);
   if (p_src) most = std::min(most, 16 / std::max(block / (step(p, true) * bytes), dim{1}));
   dim c = std::min(Q.extent, std::max(most, dim{1}));
   while (c > 1 && Q.extent % c != 0) --c;
-  // the other outer loops in their order, then Q / c, P, c (P, Q when Q is one chunk)
+  // the other outer loops in their order, then Q / c, P, c (Q, P when a chunk is one of
+  // Q's iterations; P, Q when Q is one chunk)
   loop rest[max_loops];
   int k = 0;
   for (int i = 0; i < outer; ++i)
