@@ -189,34 +189,27 @@ std::string group_summary(const memfmt::desc& d, const describe_options& o) {
 /// groups or with groups of 1, where every index would be a boundary.
 dim boundary_step(const describe_options& o, int i) { return o.groups.empty() || o.groups[i] == 1 ? 0 : o.groups[i]; }
 
-/// The offset grid as text (`offset_label`s, rows down, columns across), with a '|'
-/// and a line of '-' where a group ends.
+/// memfmt::offset_grid with a '|' and a line of '-' where a group ends (its cells are
+/// right-aligned in equal widths, `cols` to a line).
 std::string text_grid(const memfmt::desc& d, const describe_options& o) {
-  const dims logical = d.get_dims();
-  const dim rows = std::min(logical[o.row_dim], o.max_rows > 0 ? o.max_rows : 8);
-  const dim cols = std::min(logical[o.col_dim], o.max_cols > 0 ? o.max_cols : 20);
+  const dim cols = std::min(d.get_dims()[o.col_dim], o.max_cols > 0 ? o.max_cols : 20);
+  const std::string grid =
+      memfmt::offset_grid(d, o.row_dim, o.col_dim, o.at, o.max_rows > 0 ? o.max_rows : 8, cols);
   const dim row_group = boundary_step(o, o.row_dim), col_group = boundary_step(o, o.col_dim);
-  std::vector<std::string> cells;
-  std::size_t width = 1;
-  dims index = o.at;
-  for (dim r = 0; r < rows; ++r)
-    for (dim c = 0; c < cols; ++c) {
-      index[o.row_dim] = r;
-      index[o.col_dim] = c;
-      cells.push_back(memfmt::offset_label(d.get_data_type(), d.offset(index)));
-      width = std::max(width, cells.back().size());
-    }
-  const dim bars = col_group > 0 ? (cols - 1) / col_group : 0;
+  if (row_group == 0 && col_group == 0) return grid;
   std::string s;
-  for (dim r = 0; r < rows; ++r) {
-    if (row_group > 0 && r > 0 && r % row_group == 0)
-      s += std::string(static_cast<std::size_t>(cols) * (width + 1) + static_cast<std::size_t>(2 * bars), '-') + "\n";
+  dim r = 0;
+  for (const std::string& line : split(grid, '\n')) {
+    if (line.empty()) continue;
+    const std::size_t cell = line.size() / static_cast<std::size_t>(cols);
+    std::string marked;
     for (dim c = 0; c < cols; ++c) {
-      if (col_group > 0 && c > 0 && c % col_group == 0) s += " |";
-      const std::string& cell = cells[static_cast<std::size_t>(r * cols + c)];
-      s += std::string(width + 1 - cell.size(), ' ') + cell;
+      if (col_group > 0 && c > 0 && c % col_group == 0) marked += " |";
+      marked += line.substr(static_cast<std::size_t>(c) * cell, cell);
     }
-    s += "\n";
+    if (row_group > 0 && r > 0 && r % row_group == 0) s += std::string(marked.size(), '-') + "\n";
+    s += marked + "\n";
+    ++r;
   }
   return s;
 }

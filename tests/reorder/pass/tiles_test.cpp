@@ -25,6 +25,14 @@ nest tiled(const nest& n, dim bytes) {
   return t;
 }
 
+/// `n` ordered for a pass from memory, checked to visit the same elements (and scales).
+nest ordered(const nest& n, dim bytes) {
+  nest t = n;
+  memfmt::detail::order_tiles_for_memory(t, bytes);
+  CHECK(sorted_elements(t) == sorted_elements(n));
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("weights into blocks take the destination's rows, then the source's columns (f32 oihw -> OIhw16i16o)",
@@ -132,16 +140,10 @@ TEST_CASE("from memory, the loop along the rows of one side moves in around chun
     return n;
   };
   // tiles of 16 x 16 f32 (1 KiB) whose rows are 16 f32 of P's: 16 rows already, c = 1
-  const nest n = tiles({{8, 16, 1 << 20}, {4096, 4096, 256}, {16, 256, 1}, {16, 1, 16}});
-  nest t = n;
-  memfmt::detail::order_tiles_for_memory(t, 4);
-  CHECK(sorted_elements(t) == sorted_elements(n));
+  const nest t = ordered(tiles({{8, 16, 1 << 20}, {4096, 4096, 256}, {16, 256, 1}, {16, 1, 16}}), 4);
   CHECK(loops_of(t) == std::vector<loop>{{4096, 4096, 256}, {8, 16, 1 << 20}, {16, 256, 1}, {16, 1, 16}});
   // tiles of 128 x 128 f32 (64 KiB): a chunk is one iteration of Q
-  const nest wide = tiles({{2, 128, 1 << 22}, {16, 32768, 16384}, {128, 256, 1}, {128, 1, 128}});
-  nest w = wide;
-  memfmt::detail::order_tiles_for_memory(w, 4);
-  CHECK(sorted_elements(w) == sorted_elements(wide));
+  const nest w = ordered(tiles({{2, 128, 1 << 22}, {16, 32768, 16384}, {128, 256, 1}, {128, 1, 128}}), 4);
   CHECK(loops_of(w) == std::vector<loop>{{16, 32768, 16384}, {2, 128, 1 << 22}, {128, 256, 1}, {128, 1, 128}});
 
   // u8 4096 x 4096, units of 4 a spread on the plain side, 64 b per block (256 bytes)
@@ -153,31 +155,21 @@ TEST_CASE("from memory, the loop along the rows of one side moves in around chun
   };
   // ab -> BA16a64b4a: P = b (source step 64), Q = a / 4 (destination step 256). Each
   // block reads 4 rows, so chunks of 4 a / 4: 16 rows, each b across them
-  const nest pack = units({{64, 64, 262144}, {1024, 16384, 256}, {64, 1, 4}, {4, 4096, 1}});
-  nest pt = pack;
-  memfmt::detail::order_tiles_for_memory(pt, 1);
-  CHECK(sorted_elements(pt) == sorted_elements(pack));
+  const nest pt = ordered(units({{64, 64, 262144}, {1024, 16384, 256}, {64, 1, 4}, {4, 4096, 1}}), 1);
   CHECK(loops_of(pt) ==
         std::vector<loop>{{256, 65536, 1024}, {64, 64, 262144}, {4, 16384, 256}, {64, 1, 4}, {4, 4096, 1}});
   // BA16a64b4a -> ab: P = b (destination step 64), Q = a / 4 (source step 256); the rows
   // are the destination's, streamed: chunks of 256 KiB / (64 x 256) = 16, 64 rows
-  const nest unpack = units({{64, 262144, 64}, {1024, 256, 16384}, {64, 4, 1}, {4, 1, 4096}});
-  nest ut = unpack;
-  memfmt::detail::order_tiles_for_memory(ut, 1);
-  CHECK(sorted_elements(ut) == sorted_elements(unpack));
+  const nest ut = ordered(units({{64, 262144, 64}, {1024, 256, 16384}, {64, 4, 1}, {4, 1, 4096}}), 1);
   CHECK(loops_of(ut) ==
         std::vector<loop>{{64, 4096, 262144}, {64, 262144, 64}, {16, 256, 16384}, {64, 4, 1}, {4, 1, 4096}});
   // f32 ab -> BA16a64b4a as a transpose (4 rows x 64 columns of f32, 1 KiB): 4 rows
   // per block, so chunks of 4 a / 4; the scale offsets move with their loops
   nest tr = make_nest(kernel_kind::transpose, {{64, 64, 262144, 64}, {1024, 16384, 256, 0}, {4, 4096, 1, 0}, {64, 1, 4, 1}});
   tr.column_loops = 1;
-  nest tt = tr;
-  memfmt::detail::order_tiles_for_memory(tt, 4);
-  CHECK(sorted_elements(tt) == sorted_elements(tr));
+  const nest tt = ordered(tr, 4);
   CHECK(loops_of(tt) == std::vector<loop>{{256, 65536, 1024, 0}, {64, 64, 262144, 64}, {4, 16384, 256, 0},
                                           {4, 4096, 1, 0}, {64, 1, 4, 1}});
   // already in that order: unchanged
-  nest again = ut;
-  memfmt::detail::order_tiles_for_memory(again, 1);
-  CHECK(loops_of(again) == loops_of(ut));
+  CHECK(loops_of(ordered(ut, 1)) == loops_of(ut));
 }
