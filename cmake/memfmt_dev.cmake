@@ -72,11 +72,11 @@ if(MEMFMT_SANITIZER_FLAGS)
   message(STATUS "memfmt: tests and examples built with ${MEMFMT_SANITIZER_FLAGS}")
 endif()
 
-# memfmt_dev_kernels: the reorder kernels compiled once for the project's own
-# programs. Linking it defines MEMFMT_KERNELS_EXTERN, so a program's units only
-# declare run_nest (see memfmt/reorder/kernel/run.hpp); compiling every kernel is
-# the costliest step of the build, and paying it once per build instead of once per
-# program keeps CI fast. Header-only use is proven by the units that do not link it
+# memfmt_dev_kernels: the reorder kernels and the reorder's planning compiled once
+# for the project's own programs. Linking it defines MEMFMT_KERNELS_EXTERN, so a
+# program's units only declare run_nest and reorder's members (see
+# memfmt/reorder/kernel/run.hpp); compiling them is the costliest step of the build,
+# and paying it once per build instead of once per unit keeps CI fast. Header-only use is proven by the units that do not link it
 # (reorder.kernel.dispatch, the install checks).
 add_library(memfmt_dev_kernels STATIC "${CMAKE_CURRENT_LIST_DIR}/memfmt_dev_kernels.cpp")
 target_link_libraries(memfmt_dev_kernels PUBLIC ${MEMFMT_DEV_LIBRARY} memfmt_dev_options)

@@ -1,6 +1,6 @@
-// The reorder kernels compiled once per build for memfmt's own programs (target
-// memfmt_dev_kernels): tests, examples, tools and benchmarks define
-// MEMFMT_KERNELS_EXTERN and link this unit instead of compiling every kernel each.
+// The reorder kernels and the reorder's planning compiled once per build for memfmt's
+// own programs (target memfmt_dev_kernels): tests, examples, tools and benchmarks define
+// MEMFMT_KERNELS_EXTERN and link this unit instead of compiling both in each unit.
 // The kernels report their paths to memfmt_dev::record_kernel_path, which only the
 // kernel tests set.
 #include "memfmt_dev_kernel_paths.hpp"

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "memfmt/desc/desc.hpp"
+#include "memfmt/reorder/plan_str.hpp"
 #include "memfmt/reorder/reorder.hpp"
 #include "measure.hpp"
 

@@ -18,6 +18,8 @@
 #include <vector>
 
 #include "memfmt/desc/desc.hpp"
+#include "memfmt/reorder/kernel/run.hpp"
+#include "memfmt/reorder/plan_str.hpp"
 #include "memfmt/reorder/reorder.hpp"
 
 #if defined(MEMFMT_USE_OPENMP) && MEMFMT_USE_OPENMP

@@ -2,9 +2,10 @@
 /// @file
 /// The whole of memfmt: format tags, layouts, descriptors, memory, reorders, format selection.
 ///
-/// The reorder kernels are compiled in every translation unit that includes this header
-/// (header-only). To compile them once instead, define MEMFMT_KERNELS_EXTERN everywhere
-/// and MEMFMT_KERNELS_IMPLEMENTATION in one translation unit (see docs/compile_time.md).
+/// The reorder kernels and the reorder's planning are compiled in every translation unit
+/// that includes this header (header-only). To compile them once instead, define
+/// MEMFMT_KERNELS_EXTERN everywhere and MEMFMT_KERNELS_IMPLEMENTATION in one translation
+/// unit (see docs/compile_time.md).
 
 #include "memfmt/core/data_type.hpp"
 #include "memfmt/core/dim.hpp"

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include <hwy/targets.h>
+#include <memfmt/reorder/kernel/run.hpp>
 
 #include "../support/reference.hpp"
 #include "line_buffer.hpp"

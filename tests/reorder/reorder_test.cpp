@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "../support/reference.hpp"
+#include <memfmt/reorder/cache.hpp>
+#include <memfmt/reorder/pass/stage.hpp>
 
 using namespace memfmt_test;
 using memfmt::reorder;

@@ -32,6 +32,7 @@
 #include "commands.hpp"
 #include "measure.hpp"
 #include "memfmt/desc/desc.hpp"
+#include "memfmt/reorder/plan_str.hpp"
 #include "memfmt/reorder/reorder.hpp"
 #include "reference.hpp"
 #if MEMFMT_HAVE_ONEDNN

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <memfmt/reorder/kernel/convert_scalar.hpp>
+#include <memfmt/reorder/kernel/run.hpp>
 #include <memfmt/reorder/reorder.hpp>
 
 namespace {

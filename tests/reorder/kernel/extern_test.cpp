@@ -1,6 +1,6 @@
-// MEMFMT_KERNELS_EXTERN: this translation unit only declares run_nest (no
-// kernels compiled here); memfmt_dev_kernels, the unit that defines
-// MEMFMT_KERNELS_IMPLEMENTATION, compiles them once for the program.
+// MEMFMT_KERNELS_EXTERN: this translation unit only declares run_nest and the
+// reorder's planning (neither compiled here); memfmt_dev_kernels, the unit that
+// defines MEMFMT_KERNELS_IMPLEMENTATION, compiles them once for the program.
 
 #ifndef MEMFMT_KERNELS_EXTERN
 #error "this test links memfmt_dev_kernels, which defines MEMFMT_KERNELS_EXTERN"
@@ -9,6 +9,10 @@
 
 #ifdef MEMFMT_KERNEL_COMPILED
 #error "MEMFMT_KERNELS_EXTERN must not compile the kernels"
+#endif
+#include <memfmt/reorder/reorder.hpp>
+#ifdef MEMFMT_REORDER_API
+#error "MEMFMT_KERNELS_EXTERN must not compile the reorder's planning"
 #endif
 
 #include <catch2/catch.hpp>

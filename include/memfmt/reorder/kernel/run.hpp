@@ -15,8 +15,9 @@
 ///
 /// Compiling the kernels costs seconds per translation unit. A program may
 /// instead compile them once: define MEMFMT_KERNELS_EXTERN in every
-/// translation unit (then this header only declares run_nest), and also
-/// MEMFMT_KERNELS_IMPLEMENTATION in exactly one of them (which defines it).
+/// translation unit (then this header only declares run_nest, and reorder.hpp
+/// only declares the reorder's planning and execution), and also
+/// MEMFMT_KERNELS_IMPLEMENTATION in exactly one of them (which defines both).
 /// All translation units of a program must agree on MEMFMT_KERNELS_EXTERN.
 
 #include <array>
