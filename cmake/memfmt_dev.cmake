@@ -73,17 +73,19 @@ if(MEMFMT_SANITIZER_FLAGS)
 endif()
 
 # memfmt_dev_kernels: the reorder kernels and the reorder's planning compiled once
-# for the project's own programs. Linking it defines MEMFMT_KERNELS_EXTERN, so a
-# program's units only declare run_nest and reorder's members (see
-# memfmt/reorder/kernel/run.hpp); compiling them is the costliest step of the build,
-# and paying it once per build instead of once per unit keeps CI fast. Header-only use is proven by the units that do not link it
+# for the project's own programs, in two units. Linking it defines
+# MEMFMT_KERNELS_EXTERN, so a program's units only declare run_nest and reorder's
+# members (see memfmt/reorder/kernel/run.hpp); compiling them is the costliest step
+# of the build, and paying it once per build instead of once per unit keeps CI fast. Header-only use is proven by the units that do not link it
 # (reorder.kernel.dispatch, the install checks).
-add_library(memfmt_dev_kernels STATIC "${CMAKE_CURRENT_LIST_DIR}/memfmt_dev_kernels.cpp")
+add_library(memfmt_dev_kernels STATIC "${CMAKE_CURRENT_LIST_DIR}/memfmt_dev_kernels.cpp"
+  "${CMAKE_CURRENT_LIST_DIR}/memfmt_dev_planning.cpp")
 target_link_libraries(memfmt_dev_kernels PUBLIC ${MEMFMT_DEV_LIBRARY} memfmt_dev_options)
 # (memfmt_dev_kernel_paths.hpp: the kernel tests record the paths the kernels take)
 target_include_directories(memfmt_dev_kernels PUBLIC "${CMAKE_CURRENT_LIST_DIR}")
-target_compile_definitions(memfmt_dev_kernels PUBLIC MEMFMT_KERNELS_EXTERN
-  PRIVATE MEMFMT_KERNELS_IMPLEMENTATION)
+# (each unit defines what it implements: MEMFMT_KERNELS_IMPLEMENTATION or
+# MEMFMT_REORDER_IMPLEMENTATION)
+target_compile_definitions(memfmt_dev_kernels PUBLIC MEMFMT_KERNELS_EXTERN)
 if(MEMFMT_SANITIZE_THREAD)
   # Races do not depend on the SIMD target: under ThreadSanitizer, the kernels of AVX3
   # and the fallback only (the configuration's longest step is compiling them).

@@ -21,6 +21,7 @@
 #include "memfmt/desc/desc.hpp"
 #include "memfmt/memory/memory.hpp"
 #include "memfmt/reorder/attr.hpp"
+#include "memfmt/reorder/kernel/highway_config.hpp"
 #include "memfmt/reorder/placed_nest.hpp"
 
 // Reorders run on OpenMP threads in a program compiled with OpenMP (-fopenmp), as its
@@ -328,7 +329,9 @@ class reorder {
 }  // namespace memfmt
 
 // The definitions of the planning and execution above: in every translation unit
-// (header-only), or in the one that defines MEMFMT_KERNELS_IMPLEMENTATION.
-#if !defined(MEMFMT_KERNELS_EXTERN) || defined(MEMFMT_KERNELS_IMPLEMENTATION)
+// (header-only), or, with MEMFMT_KERNELS_EXTERN, in the one that defines
+// MEMFMT_KERNELS_IMPLEMENTATION or MEMFMT_REORDER_IMPLEMENTATION (see reorder_impl.hpp).
+#if !defined(MEMFMT_KERNELS_EXTERN) || defined(MEMFMT_KERNELS_IMPLEMENTATION) || \
+    defined(MEMFMT_REORDER_IMPLEMENTATION)
 #include "memfmt/reorder/reorder_impl.hpp"
 #endif

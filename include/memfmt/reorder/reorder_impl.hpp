@@ -2,8 +2,11 @@
 /// @file
 /// The definitions of `memfmt::reorder`'s planning and execution (reorder.hpp
 /// declares them). Header-only, every translation unit that includes reorder.hpp
-/// compiles them; with MEMFMT_KERNELS_EXTERN only the one that also defines
-/// MEMFMT_KERNELS_IMPLEMENTATION does, once for the program, with the kernels.
+/// compiles them. With MEMFMT_KERNELS_EXTERN, only the unit that also defines
+/// MEMFMT_KERNELS_IMPLEMENTATION does (with the kernels, if it includes reorder.hpp or
+/// memfmt.hpp), or the unit that defines MEMFMT_REORDER_IMPLEMENTATION (the planning
+/// alone: a program may compile it and the kernels in two units, side by side).
+/// MEMFMT_REORDER_COMPILED says that this unit defines them.
 
 #include <algorithm>
 #include <array>
@@ -12,10 +15,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "memfmt/core/error.hpp"
@@ -30,8 +35,10 @@
 #include "memfmt/reorder/pass/tiles.hpp"
 #include "memfmt/reorder/reorder.hpp"
 
-#if !defined(MEMFMT_KERNELS_EXTERN) || defined(MEMFMT_KERNELS_IMPLEMENTATION)
+#if !defined(MEMFMT_KERNELS_EXTERN) || defined(MEMFMT_KERNELS_IMPLEMENTATION) || \
+    defined(MEMFMT_REORDER_IMPLEMENTATION)
 
+#define MEMFMT_REORDER_COMPILED 1
 #if defined(MEMFMT_KERNELS_EXTERN)
 #define MEMFMT_REORDER_API
 #else
@@ -689,4 +696,5 @@ MEMFMT_REORDER_API void reorder::write_compensation(unsigned char* dst) const {
 
 }  // namespace memfmt
 
-#endif  // !MEMFMT_KERNELS_EXTERN || MEMFMT_KERNELS_IMPLEMENTATION
+#undef MEMFMT_REORDER_API
+#endif  // !MEMFMT_KERNELS_EXTERN || MEMFMT_KERNELS_IMPLEMENTATION || MEMFMT_REORDER_IMPLEMENTATION

@@ -1,6 +1,7 @@
 // MEMFMT_KERNELS_EXTERN: this translation unit only declares run_nest and the
-// reorder's planning (neither compiled here); memfmt_dev_kernels, the unit that
-// defines MEMFMT_KERNELS_IMPLEMENTATION, compiles them once for the program.
+// reorder's planning (neither compiled here); memfmt_dev_kernels, whose units define
+// MEMFMT_KERNELS_IMPLEMENTATION and MEMFMT_REORDER_IMPLEMENTATION, compiles them once
+// for the program.
 
 #ifndef MEMFMT_KERNELS_EXTERN
 #error "this test links memfmt_dev_kernels, which defines MEMFMT_KERNELS_EXTERN"
@@ -11,7 +12,7 @@
 #error "MEMFMT_KERNELS_EXTERN must not compile the kernels"
 #endif
 #include <memfmt/reorder/reorder.hpp>
-#ifdef MEMFMT_REORDER_API
+#ifdef MEMFMT_REORDER_COMPILED
 #error "MEMFMT_KERNELS_EXTERN must not compile the reorder's planning"
 #endif
 

@@ -17,7 +17,10 @@
 /// instead compile them once: define MEMFMT_KERNELS_EXTERN in every
 /// translation unit (then this header only declares run_nest, and reorder.hpp
 /// only declares the reorder's planning and execution), and also
-/// MEMFMT_KERNELS_IMPLEMENTATION in exactly one of them (which defines both).
+/// MEMFMT_KERNELS_IMPLEMENTATION in exactly one of them, which includes
+/// memfmt.hpp or reorder.hpp (it defines both). Or the kernels and the planning in
+/// two units: MEMFMT_KERNELS_IMPLEMENTATION in one that includes only this header,
+/// MEMFMT_REORDER_IMPLEMENTATION in another (see reorder_impl.hpp).
 /// All translation units of a program must agree on MEMFMT_KERNELS_EXTERN.
 
 #include <array>
