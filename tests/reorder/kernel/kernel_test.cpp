@@ -368,6 +368,7 @@ TEST_CASE("transposes with a small packed side (nchw <-> nhwc, nChw8c, ...) on e
         const bool to_packed = k % 2 == 0;  // nchw -> nhwc, else nhwc -> nchw
         const dim batch = 1 + static_cast<dim>(rng() % 2);
         n.nloops = 3;
+        n.stream_stores = k % 4 >= 2;  // (both directions, streamed or not)
         // J: dst stride 1; I: src stride 1. Packed side: m elements per position.
         const dim j_extent = to_packed ? m : spatial, i_extent = to_packed ? spatial : m;
         n.loops[0] = loop{batch, m * spatial, m * spatial, 0};

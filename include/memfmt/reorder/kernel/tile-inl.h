@@ -327,6 +327,15 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
     hn::Vec<DUnits<lane_t<kBytes>>> v[W];
     for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
       const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
+      if (4 * nc <= static_cast<dim>(W)) {
+        // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
+        // loads would each bring a unit or two, and cost more than moving them
+        for (dim j = 0; j < nc; ++j, next_column())
+          for (dim k = 0; k < nr; ++k)
+            move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + (c + j) * column_step_,
+                                     column + k * row_step_);
+        break;
+      }
       for (std::size_t k = 0; k < W; ++k) {
         // (rows of zeros: padding; rows past the last: transposed, never stored)
         const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;

@@ -71,7 +71,7 @@ struct transpose_kernel : transpose_converting {
       MEMFMT_KERNEL_PATH("interleaved stores");
       dim done = 0;
       if (plain) {
-        done = interleave(src, J.src_stride, dst, mj, I.extent);
+        done = interleave(src, J.src_stride, dst, mj, I.extent, stream);
       } else {
         // a vector of columns at a time; the last, fewer, stored in part
         for (dim count = 0; done < I.extent; done += count) {
@@ -95,7 +95,7 @@ struct transpose_kernel : transpose_converting {
       MEMFMT_KERNEL_PATH("interleaved loads");
       dim done = 0;
       if (plain) {
-        done = deinterleave(src, dst, I.dst_stride, mi, J.extent);
+        done = deinterleave(src, dst, I.dst_stride, mi, J.extent, stream);
       } else {
         // a vector of rows at a time; the last, fewer, stored in part
         for (dim count = 0; done < J.extent; done += count) {

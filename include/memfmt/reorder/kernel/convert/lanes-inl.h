@@ -36,6 +36,12 @@ inline constexpr dim chunk_elems = 512;
 /// loads and stores that touch nothing else (AVX-512BW byte masks).
 inline constexpr bool exact_masked_bytes = HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
 
+/// Whether this target's masked loads of lanes of T read nothing outside the mask:
+/// AVX-512's, and AVX2's of 4- and 8-byte lanes (vpmaskmov; a masked load, where a
+/// partial load through a stack buffer would wait for the stores that fill it).
+template <class T>
+inline constexpr bool exact_masked_load = exact_masked_bytes || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4);
+
 /// Bytes a masked move covers: one vector.
 inline constexpr std::size_t masked_bytes = exact_masked_bytes ? hn::MaxLanes(hn::ScalableTag<std::uint8_t>()) : 0;
 
@@ -245,7 +251,7 @@ HWY_INLINE VF load_f32(const void* p) {
 /// the other lanes are zero. @pre 0 < count < Lanes(d)
 template <class D>
 HWY_INLINE hn::Vec<D> load_first(D d, const hn::TFromD<D>* p, dim count) {
-  if constexpr (exact_masked_bytes) {
+  if constexpr (exact_masked_load<hn::TFromD<D>>) {
     return hn::MaskedLoad(hn::FirstN(d, static_cast<std::size_t>(count)), d, p);
   } else {
     HWY_ALIGN hn::TFromD<D> lanes[hn::MaxLanes(d)] = {};

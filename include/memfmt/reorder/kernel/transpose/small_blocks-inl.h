@@ -107,10 +107,15 @@ HWY_NOINLINE void transpose_short_blocks(const std::byte* src, dim src_step, dim
 /// Narrow transposes, where one side of the block is 2, 3 or 4 elements wide
 /// and packed (e.g. nchw <-> nhwc with 3 channels): Highway's interleaved
 /// stores and loads do them a whole vector at a time.
+/// Whether a vector half as wide as D's still holds 16 bytes or more: the rest of a
+/// row shorter than a vector goes on in those (16 u8 columns on AVX2 or AVX-512).
+template <class D>
+inline constexpr bool halves_to_16_bytes = !HWY_HAVE_SCALABLE && hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) >= 32;
+
 /// Interleave: dst[i * m + j] = src[j * src_row + i] for j < m, i < count;
-/// returns how many i it did (whole vectors; the caller does the rest). `stream`:
-/// around the caches (interleaved through a buffer: Highway has no streaming
-/// interleaved store).
+/// returns how many i it did (whole vectors, then vectors half as wide down to 16 bytes;
+/// the caller does the rest). `stream`: around the caches (interleaved through a buffer:
+/// Highway has no streaming interleaved store).
 template <class D>
 HWY_INLINE dim interleave_rows(D d, const hn::TFromD<D>* src, dim src_row, hn::TFromD<D>* dst, dim m, dim count,
                                bool stream = false) {
@@ -131,11 +136,14 @@ HWY_INLINE dim interleave_rows(D d, const hn::TFromD<D>* src, dim src_row, hn::T
     if (stream)
       for (dim k = 0; k < m; ++k) store_maybe_stream(hn::Load(d, lanes + k * N), d, dst + i * m + k * N, true);
   }
+  if constexpr (halves_to_16_bytes<D>) {
+    if (count - i >= N / 2) i += interleave_rows(hn::Half<D>(), src + i, src_row, dst + i * m, m, count - i, stream);
+  }
   return i;
 }
 
 /// Deinterleave: dst[j + i * dst_row] = src[j * m + i] for i < m, j < count;
-/// returns how many j it did (whole vectors). `stream`: around the caches.
+/// returns how many j it did (as interleave_rows). `stream`: around the caches.
 template <class D>
 HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* dst, dim dst_row, dim m, dim count,
                                  bool stream = false) {
@@ -155,6 +163,9 @@ HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* d
     if (m >= 3) store_maybe_stream(v2, d, dst + j + 2 * dst_row, stream);
     if (m == 4) store_maybe_stream(v3, d, dst + j + 3 * dst_row, stream);
   }
+  if constexpr (halves_to_16_bytes<D>) {
+    if (count - j >= N / 2) j += deinterleave_rows(hn::Half<D>(), src + j * m, dst + j, dst_row, m, count - j, stream);
+  }
   return j;
 }
 
@@ -167,24 +178,24 @@ HWY_INLINE bool interleaved_access_ok(const std::byte* p) {
 }
 
 template <std::size_t kSize>
-dim interleave_plain(const std::byte* src, dim src_row, std::byte* dst, dim m, dim count) {
+dim interleave_plain(const std::byte* src, dim src_row, std::byte* dst, dim m, dim count, bool stream) {
   using T = uint_of_size<kSize>;
   if (!interleaved_access_ok<kSize>(dst)) return 0;
   return interleave_rows(hn::ScalableTag<T>(), reinterpret_cast<const T*>(src), src_row, reinterpret_cast<T*>(dst), m,
-                         count);
+                         count, stream);
 }
 
 template <std::size_t kSize>
-dim deinterleave_plain(const std::byte* src, std::byte* dst, dim dst_row, dim m, dim count) {
+dim deinterleave_plain(const std::byte* src, std::byte* dst, dim dst_row, dim m, dim count, bool stream) {
   using T = uint_of_size<kSize>;
   if (!interleaved_access_ok<kSize>(src)) return 0;
   return deinterleave_rows(hn::ScalableTag<T>(), reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_row, m,
-                           count);
+                           count, stream);
 }
 
 using tile_plain_fn = void (*)(const std::byte*, dim, std::byte*, dim);
-using interleave_plain_fn = dim (*)(const std::byte*, dim, std::byte*, dim, dim);
-using deinterleave_plain_fn = dim (*)(const std::byte*, std::byte*, dim, dim, dim);
+using interleave_plain_fn = dim (*)(const std::byte*, dim, std::byte*, dim, dim, bool);
+using deinterleave_plain_fn = dim (*)(const std::byte*, std::byte*, dim, dim, dim, bool);
 
 }  // namespace memfmt::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
