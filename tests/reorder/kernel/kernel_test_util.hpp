@@ -99,14 +99,20 @@ inline void run_reference(const nest& n, const void* src, void* dst) {
     memfmt::detail::convert_element(n.cvt, s + so * ssz, d + dof * dsz,
                                     n.cvt.scales != nullptr ? n.cvt.scales + sco : nullptr);
   });
-  // the zeros after each dst-stride-1 run: a copy's rows, a transpose's columns
-  const int run = n.kind == kernel_kind::copy ? n.nloops - 1 : n.kind == kernel_kind::transpose ? n.nloops - 2 : -1;
+  // the zeros after each run dense in dst: a copy's rows, a transpose's columns, the
+  // runs of a tile's innermost row loop (zero_tail more of its steps: rows of units)
+  const int tile_rows = n.nloops - n.owned_loops() + n.tile_row_loops - 1;
+  const int run = n.kind == kernel_kind::copy        ? n.nloops - 1
+                  : n.kind == kernel_kind::transpose ? n.nloops - 2
+                  : n.kind == kernel_kind::tile && n.tile_row_loops > 0 ? tile_rows
+                                                                        : -1;
   if (n.zero_tail > 0 && run >= 0) {
     nest starts = n;
     starts.loops[run].extent = 1;
     const dim after = n.loops[run].extent * n.loops[run].dst_stride;
+    const dim zeros = n.zero_tail * n.loops[run].dst_stride;
     for_each_element(starts, [&](dim, dim dof, dim) {
-      std::memset(d + (dof + after) * dsz, 0, static_cast<std::size_t>(n.zero_tail * dsz));
+      std::memset(d + (dof + after) * dsz, 0, static_cast<std::size_t>(zeros * dsz));
     });
   }
 }

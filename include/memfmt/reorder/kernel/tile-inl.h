@@ -330,6 +330,7 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
       if (4 * nc <= static_cast<dim>(W)) {
         // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
         // loads would each bring a unit or two, and cost more than moving them
+        MEMFMT_KERNEL_PATH("last columns unit by unit");
         for (dim j = 0; j < nc; ++j, next_column())
           for (dim k = 0; k < nr; ++k)
             move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + (c + j) * column_step_,

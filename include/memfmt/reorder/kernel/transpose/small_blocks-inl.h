@@ -104,14 +104,18 @@ HWY_NOINLINE void transpose_short_blocks(const std::byte* src, dim src_step, dim
   }
 }
 
-/// Narrow transposes, where one side of the block is 2, 3 or 4 elements wide
-/// and packed (e.g. nchw <-> nhwc with 3 channels): Highway's interleaved
-/// stores and loads do them a whole vector at a time.
 /// Whether a vector half as wide as D's still holds 16 bytes or more: the rest of a
 /// row shorter than a vector goes on in those (16 u8 columns on AVX2 or AVX-512).
 template <class D>
 inline constexpr bool halves_to_16_bytes = !HWY_HAVE_SCALABLE && hn::MaxLanes(D()) * sizeof(hn::TFromD<D>) >= 32;
+/// The fewest columns worth going on with: a vector of 16 bytes (each half of a wider
+/// vector takes what is left of it in turn, 64 -> 32 -> 16 bytes on AVX-512).
+template <class D>
+inline constexpr dim half_floor = static_cast<dim>(16 / sizeof(hn::TFromD<D>));
 
+/// Narrow transposes, where one side of the block is 2, 3 or 4 elements wide
+/// and packed (e.g. nchw <-> nhwc with 3 channels): Highway's interleaved
+/// stores and loads do them a whole vector at a time.
 /// Interleave: dst[i * m + j] = src[j * src_row + i] for j < m, i < count;
 /// returns how many i it did (whole vectors, then vectors half as wide down to 16 bytes;
 /// the caller does the rest). `stream`: around the caches (interleaved through a buffer:
@@ -137,7 +141,8 @@ HWY_INLINE dim interleave_rows(D d, const hn::TFromD<D>* src, dim src_row, hn::T
       for (dim k = 0; k < m; ++k) store_maybe_stream(hn::Load(d, lanes + k * N), d, dst + i * m + k * N, true);
   }
   if constexpr (halves_to_16_bytes<D>) {
-    if (count - i >= N / 2) i += interleave_rows(hn::Half<D>(), src + i, src_row, dst + i * m, m, count - i, stream);
+    if (count - i >= half_floor<D>)
+      i += interleave_rows(hn::Half<D>(), src + i, src_row, dst + i * m, m, count - i, stream);
   }
   return i;
 }
@@ -164,7 +169,8 @@ HWY_INLINE dim deinterleave_rows(D d, const hn::TFromD<D>* src, hn::TFromD<D>* d
     if (m == 4) store_maybe_stream(v3, d, dst + j + 3 * dst_row, stream);
   }
   if constexpr (halves_to_16_bytes<D>) {
-    if (count - j >= N / 2) j += deinterleave_rows(hn::Half<D>(), src + j * m, dst + j, dst_row, m, count - j, stream);
+    if (count - j >= half_floor<D>)
+      j += deinterleave_rows(hn::Half<D>(), src + j * m, dst + j, dst_row, m, count - j, stream);
   }
   return j;
 }
