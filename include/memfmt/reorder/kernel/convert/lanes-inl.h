@@ -38,7 +38,9 @@ inline constexpr bool exact_masked_bytes = HWY_TARGET == HWY_AVX3 || HWY_TARGET 
 
 /// Whether this target's masked loads of lanes of T read nothing outside the mask:
 /// AVX-512's, and AVX2's of 4- and 8-byte lanes (vpmaskmov; a masked load, where a
-/// partial load through a stack buffer would wait for the stores that fill it).
+/// partial load through a stack buffer would wait for the stores that fill it). Loads
+/// only: AVX2's masked stores are slow on some processors (transpose/registers-inl.h's
+/// exact_masked_rows decides both for the tiles' rows of 4 bytes).
 template <class T>
 inline constexpr bool exact_masked_load = exact_masked_bytes || (HWY_TARGET == HWY_AVX2 && sizeof(T) >= 4);
 
