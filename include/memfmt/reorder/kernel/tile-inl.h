@@ -76,6 +76,7 @@ class tile_kernel {
       col_extent_[k] = 1;
       col_step_[k] = 0;
     }
+    one_column_loop_ = col_extent_[0] == cols_;
     // the rows' source byte offsets, row-major over the row loops (dense in dst)
     rows_ = 1;
     src_rows_[0] = 0;
@@ -83,12 +84,15 @@ class tile_kernel {
     for (int k = first; k < first + n.tile_row_loops; ++k) {
       const loop& l = n.loops[k];
       const dim e = k + 1 == first + n.tile_row_loops ? l.extent + n.zero_tail : l.extent;
-      for (dim r = rows_ * e; r-- > 0;) {
-        const dim outer_row = src_rows_[r / e], i = r % e;
-        src_rows_[r] = outer_row < 0 || i >= l.extent ? -1 : outer_row + i * l.src_stride * elem;
+      // (in place, last first: row q's e rows start at q * e >= q)
+      for (dim q = rows_; q-- > 0;) {
+        const dim outer_row = src_rows_[q];
+        for (dim i = e; i-- > 0;)
+          src_rows_[q * e + i] = outer_row < 0 || i >= l.extent ? -1 : outer_row + i * l.src_stride * elem;
       }
       rows_ *= e;
     }
+    zero_rows_ = std::any_of(src_rows_, src_rows_ + rows_, [](dim o) { return o < 0; });
   }
 
   /// The tiles of one outer iteration.
@@ -121,13 +125,40 @@ class tile_kernel {
   void groups(const std::byte* src, std::byte* dst) const {
     constexpr auto W = static_cast<dim>(tile_w<kBytes>);
     if (!transposed_) return straight<kBytes, kPart>(src, dst);
-    for (dim r = 0; r < rows_; r += W)
-      tiles<kBytes, kPart>(src, dst + r * row_step_, src_rows_ + r, rows_ - r < W ? rows_ - r : W);
+    for (dim r = 0; r < rows_; r += W) {
+      const dim* rows = src_rows_ + r;
+      const dim nr = rows_ - r < W ? rows_ - r : W;
+      const bool whole = nr == W && (!zero_rows_ || std::all_of(rows, rows + W, [](dim o) { return o >= 0; }));
+      if (whole && kPart == kBytes && one_column_loop_) {
+        whole_tiles<kBytes>(src, dst + r * row_step_, rows);
+      } else if (whole) {
+        tiles<kBytes, kPart, true>(src, dst + r * row_step_, rows, W);
+      } else {
+        tiles<kBytes, kPart, false>(src, dst + r * row_step_, rows, nr);
+      }
+    }
   }
 
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
-  template <std::size_t kBytes, std::size_t kPart>
-  void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
+  /// kWhole: W rows, none of zeros (a tile's loads and stores are then straight code).
+  /// From column `c0` (> 0 only with one column loop).
+  template <std::size_t kBytes, std::size_t kPart, bool kWhole>
+  HWY_INLINE void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr, dim c0 = 0) const;
+
+  /// The tiles of W rows at source byte offsets `rows` (none of zeros), over all columns,
+  /// of whole units, the columns one loop.
+  template <std::size_t kBytes>
+  HWY_INLINE void whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const;
+
+  /// Transposes the tile `v` of units of kBytes.
+  template <std::size_t kBytes, class D>
+  static HWY_INLINE void transpose(D d, hn::Vec<D>* v) {
+    if constexpr (kBytes == 16) {
+      transpose_blocks<1>(d, v);
+    } else {
+      transpose_units(d, v);
+    }
+  }
 
   /// No rows: the columns' units, dense on both sides, W at a time.
   template <std::size_t kBytes, std::size_t kPart>
@@ -167,13 +198,14 @@ class tile_kernel {
   /// One unit from `s` to `d`, part by part (or zeros when `s` is null).
   template <std::size_t kBytes, std::size_t kPart>
   void move_unit(const std::byte* s, std::byte* d) const {
-    for (std::size_t k = 0; k < kBytes / kPart; ++k) {
-      if (s == nullptr) {
-        std::memset(d + static_cast<dim>(k) * dst_part_, 0, kPart);
-      } else {
-        std::memcpy(d + static_cast<dim>(k) * dst_part_, s + static_cast<dim>(k) * src_part_, kPart);
-      }
-    }
+    if (s == nullptr) return zero_unit<kBytes, kPart>(d);
+    for (std::size_t k = 0; k < kBytes / kPart; ++k)
+      std::memcpy(d + static_cast<dim>(k) * dst_part_, s + static_cast<dim>(k) * src_part_, kPart);
+  }
+  /// Zeros in the unit at `d`.
+  template <std::size_t kBytes, std::size_t kPart>
+  void zero_unit(std::byte* d) const {
+    for (std::size_t k = 0; k < kBytes / kPart; ++k) std::memset(d + static_cast<dim>(k) * dst_part_, 0, kPart);
   }
 
   bool stream_;
@@ -187,7 +219,9 @@ class tile_kernel {
   static constexpr int max_column_loops = 3;
   dim cols_ = 0;
   dim col_extent_[max_column_loops], col_step_[max_column_loops];
+  bool one_column_loop_ = true;  ///< the columns are col_step_[0] apart
   dim rows_ = 0;
+  bool zero_rows_ = false;  ///< whether some rows are of zeros
   dim src_rows_[tile_rows_max];  ///< (the first rows_ are set)
 };
 
@@ -305,13 +339,57 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
   }
 }
 
-template <std::size_t kBytes, std::size_t kPart>
-void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
+template <std::size_t kBytes>
+HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const {
   constexpr std::size_t W = tile_w<kBytes>;
+  const dim column_step = column_step_, step = col_step_[0], row_step = row_step_, cols = cols_;
+  dim c = 0;
+  if constexpr (W > 1) {
+    const DUnits<lane_t<kBytes>> d;
+    // (one loop per kind of store: the tile's vectors stay in registers)
+    const auto whole = [&](auto stream) {
+      for (; c + static_cast<dim>(W) <= cols; c += static_cast<dim>(W)) {
+        const std::byte* from = src + c * column_step;
+        std::byte* to = dst + c * step;
+        hn::Vec<DUnits<lane_t<kBytes>>> v[W];
+        MEMFMT_UNROLL
+        for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, from + rows[k], static_cast<dim>(W));
+        transpose<kBytes>(d, v);
+        MEMFMT_UNROLL
+        for (std::size_t j = 0; j < W; ++j)
+          store_units<kBytes>(d, v[j], to + static_cast<dim>(j) * step, static_cast<dim>(W), decltype(stream)::value);
+      }
+    };
+    if (stream_) {
+      whole(std::true_type());
+    } else {
+      whole(std::false_type());
+    }
+    if (c < cols && 4 * (cols - c) > static_cast<dim>(W)) {
+      // a partial tile of many columns: as the tiles of other rows
+      return tiles<kBytes, kBytes, true>(src, dst, rows, static_cast<dim>(W), c);
+    }
+    if (c < cols) MEMFMT_KERNEL_PATH("last columns unit by unit");
+  }
+  for (; c < cols; ++c) {
+    const std::byte* from = src + c * column_step;
+    std::byte* to = dst + c * step;
+    for (std::size_t k = 0; k < W; ++k) std::memcpy(to + static_cast<dim>(k) * row_step, from + rows[k], kBytes);
+  }
+}
+
+template <std::size_t kBytes, std::size_t kPart, bool kWhole>
+HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr, dim c0) const {
+  constexpr std::size_t W = tile_w<kBytes>;
+  if constexpr (kWhole) nr = static_cast<dim>(W);
   // the destination of column c, walked column by column (an odometer over its loops)
   dim at[max_column_loops] = {};
-  std::byte* column = dst;
+  std::byte* column = dst + c0 * col_step_[0];
   const auto next_column = [&] {
+    if (one_column_loop_) {
+      column += col_step_[0];
+      return;
+    }
     for (int k = 0; k < max_column_loops; ++k) {
       column += col_step_[k];
       if (++at[k] < col_extent_[k]) return;
@@ -325,28 +403,46 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
   } else {
     const DUnits<lane_t<kBytes>> d;
     hn::Vec<DUnits<lane_t<kBytes>>> v[W];
-    for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
+    for (dim c = c0; c < cols_; c += static_cast<dim>(W)) {
       const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
+      if (kWhole && nc == static_cast<dim>(W)) {
+        // a whole tile: straight code, in registers (the columns' places first)
+        MEMFMT_UNROLL
+        for (std::size_t k = 0; k < W; ++k) v[k] = load<kBytes, kPart>(d, src + rows[k] + c * column_step_, static_cast<dim>(W));
+        transpose<kBytes>(d, v);
+        std::byte* to[W];
+        if (one_column_loop_) {
+          for (std::size_t j = 0; j < W; ++j) to[j] = column + static_cast<dim>(j) * col_step_[0];
+          column += static_cast<dim>(W) * col_step_[0];
+        } else {
+          for (std::size_t j = 0; j < W; ++j, next_column()) to[j] = column;
+        }
+        MEMFMT_UNROLL
+        for (std::size_t j = 0; j < W; ++j) store<kBytes, kPart>(d, v[j], to[j], nr);
+        continue;
+      }
       if (4 * nc <= static_cast<dim>(W)) {
         // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
         // loads would each bring a unit or two, and cost more than moving them
         MEMFMT_KERNEL_PATH("last columns unit by unit");
-        for (dim j = 0; j < nc; ++j, next_column())
-          for (dim k = 0; k < nr; ++k)
-            move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + (c + j) * column_step_,
-                                     column + k * row_step_);
+        for (dim j = 0; j < nc; ++j, next_column()) {
+          const std::byte* from = src + (c + j) * column_step_;
+          for (dim k = 0; k < nr; ++k) {
+            if (kWhole || rows[k] >= 0) {
+              move_unit<kBytes, kPart>(from + rows[k], column + k * row_step_);
+            } else {
+              zero_unit<kBytes, kPart>(column + k * row_step_);
+            }
+          }
+        }
         break;
       }
       for (std::size_t k = 0; k < W; ++k) {
         // (rows of zeros: padding; rows past the last: transposed, never stored)
-        const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
+        const bool zero = !kWhole && (static_cast<dim>(k) >= nr || rows[k] < 0);
         v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step_, nc);
       }
-      if constexpr (kBytes == 16) {
-        transpose_blocks<1>(d, v);
-      } else {
-        transpose_units(d, v);
-      }
+      transpose<kBytes>(d, v);
       for (dim j = 0; j < nc; ++j, next_column()) store<kBytes, kPart>(d, v[j], column, nr);
     }
   }
