@@ -1431,13 +1431,15 @@ TEST_CASE("tiles of units spread on one side, zipped or unzipped a vector per pa
   require_paths(ran, any_target, {"spread units zipped", "spread units unzipped"});
 }
 
-TEST_CASE("tiles with rows, the last one or two columns unit by unit, on every target equal the reference",
+TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every target equal the reference",
           "[kernel]") {
   // A tile nest of `rows` rows dense in the destination by `cols` columns dense in the
   // source, per outer iteration: whole units of 1, 2 and 4 bytes (zeros after the rows:
   // a padded block), units of m parts spread in the source (packing OIhw4i16o4i from
   // oihw), or in the destination (the way back). Column counts leave no tail, a tail of
-  // a tile, or one or two columns, which go unit by unit.
+  // a tile, or one or two columns, which go unit by unit; so do a row or two after whole
+  // tiles (9 rows). Whole units also come with their columns in two loops, the inner
+  // one the outer in dst (OIhw4i16o4i -> oihw: columns 16o x 4i).
   std::mt19937_64 rng(43);
   std::vector<test_case> cases;
   struct shape {
@@ -1449,43 +1451,51 @@ TEST_CASE("tiles with rows, the last one or two columns unit by unit, on every t
                           shape{data_type::u8, 4, 1}, shape{data_type::bf16, 2, 1}, shape{data_type::u8, 4, 2},
                           shape{data_type::bf16, 2, 2}}) {
     const auto size = static_cast<dim>(memfmt::data_type_size(sh.t));
-    for (const dim rows : {4, 12, 64})
-      for (const dim cols : {1, 2, 8, 9, 10, 17, 33}) {
-        test_case tc;
-        nest& n = tc.n;
-        n.kind = kernel_kind::tile;
-        n.cvt = memfmt::detail::conversion{sh.t, sh.t};
-        n.stream_stores = cols % 2 == 1;
-        n.tile_unit = static_cast<int>(sh.m);
-        n.tile_row_loops = 1;
-        n.tile_column_loops = 1;
-        const dim m = sh.m, tail = sh.spread == 0 && rows == 12 ? 4 : 0;  // (zeros: whole units only)
-        n.zero_tail = tail;
-        const dim outer = 1 + static_cast<dim>(rng() % 3), block = rows * cols * m, dst_block = (rows + tail) * cols * m;
-        n.nloops = sh.m > 1 ? 4 : 3;
-        n.loops[0] = loop{outer, block, dst_block, 0};
-        if (sh.spread == 2) {  // units whole in the source, parts rows * cols apart in dst
-          n.loops[1] = loop{rows, m * cols, 1, 0};
-          n.loops[2] = loop{cols, m, rows, 0};
-          n.loops[3] = loop{m, 1, rows * cols, 0};
-        } else {  // parts cols apart in the source (spread) or whole units in both
-          n.loops[1] = loop{rows, m * cols, m, 0};
-          n.loops[2] = loop{cols, 1, m * (rows + tail), 0};
-          if (sh.m > 1) n.loops[3] = loop{m, cols, 1, 0};
+    for (const dim rows : {4, 9, 12, 64})
+      for (const dim cols : {1, 2, 8, 9, 10, 17, 33})
+        for (const bool split : {false, true}) {
+          if (split && (sh.m > 1 || cols % 2 != 0)) continue;
+          test_case tc;
+          nest& n = tc.n;
+          n.kind = kernel_kind::tile;
+          n.cvt = memfmt::detail::conversion{sh.t, sh.t};
+          n.stream_stores = cols % 2 == 1;
+          n.tile_unit = static_cast<int>(sh.m);
+          n.tile_row_loops = 1;
+          n.tile_column_loops = 1;
+          const dim m = sh.m, tail = sh.spread == 0 && rows == 12 ? 4 : 0;  // (zeros: whole units only)
+          n.zero_tail = tail;
+          const dim outer = 1 + static_cast<dim>(rng() % 3), block = rows * cols * m, dst_block = (rows + tail) * cols * m;
+          n.nloops = sh.m > 1 ? 4 : 3;
+          n.loops[0] = loop{outer, block, dst_block, 0};
+          if (sh.spread == 2) {  // units whole in the source, parts rows * cols apart in dst
+            n.loops[1] = loop{rows, m * cols, 1, 0};
+            n.loops[2] = loop{cols, m, rows, 0};
+            n.loops[3] = loop{m, 1, rows * cols, 0};
+          } else {  // parts cols apart in the source (spread) or whole units in both
+            n.loops[1] = loop{rows, m * cols, m, 0};
+            n.loops[2] = loop{cols, 1, m * (rows + tail), 0};
+            if (sh.m > 1) n.loops[3] = loop{m, cols, 1, 0};
+          }
+          if (sh.m == 1) {
+            n.loops[1] = loop{rows, cols, 1, 0};
+            n.loops[2] = loop{cols, 1, rows + tail, 0};
+          }
+          if (split) {  // columns c = 2a + b at a + b * cols / 2 in dst
+            n.nloops = 4;
+            n.tile_column_loops = 2;
+            n.loops[2] = loop{cols / 2, 2, rows + tail, 0};
+            n.loops[3] = loop{2, 1, (rows + tail) * (cols / 2), 0};
+          }
+          tc.src.resize(static_cast<std::size_t>(outer * block * size));
+          fill_random(tc.src, sh.t, rng);
+          tc.dst_init.resize(static_cast<std::size_t>(outer * dst_block * size));
+          fill_random(tc.dst_init, sh.t, rng);
+          cases.push_back(std::move(tc));
         }
-        if (sh.m == 1) {
-          n.loops[1] = loop{rows, cols, 1, 0};
-          n.loops[2] = loop{cols, 1, rows + tail, 0};
-        }
-        tc.src.resize(static_cast<std::size_t>(outer * block * size));
-        fill_random(tc.src, sh.t, rng);
-        tc.dst_init.resize(static_cast<std::size_t>(outer * dst_block * size));
-        fill_random(tc.dst_init, sh.t, rng);
-        cases.push_back(std::move(tc));
-      }
   }
   const paths_by_kernel ran = check_cases(cases);
-  require_paths(ran, with_tiles, {"last columns unit by unit"});
+  require_paths(ran, with_tiles, {"last columns unit by unit", "last rows unit by unit"});
 }
 
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {

@@ -77,6 +77,19 @@ class tile_kernel {
       col_step_[k] = 0;
     }
     one_column_loop_ = col_extent_[0] == cols_;
+    column_table_ = !one_column_loop_ && cols_ <= column_table_max;
+    if (column_table_) {
+      dim at[max_column_loops] = {}, offset = 0;
+      for (dim c = 0; c < cols_; ++c) {
+        col_dst_[c] = offset;
+        for (int k = 0; k < max_column_loops; ++k) {
+          offset += col_step_[k];
+          if (++at[k] < col_extent_[k]) break;
+          at[k] = 0;
+          offset -= col_extent_[k] * col_step_[k];
+        }
+      }
+    }
     // the rows' source byte offsets, row-major over the row loops (dense in dst)
     rows_ = 1;
     src_rows_[0] = 0;
@@ -129,26 +142,51 @@ class tile_kernel {
       const dim* rows = src_rows_ + r;
       const dim nr = rows_ - r < W ? rows_ - r : W;
       const bool whole = nr == W && (!zero_rows_ || std::all_of(rows, rows + W, [](dim o) { return o >= 0; }));
-      if (whole && kPart == kBytes && one_column_loop_) {
-        whole_tiles<kBytes>(src, dst + r * row_step_, rows);
+      std::byte* to = dst + r * row_step_;
+      if (W > 1 && 4 * nr <= W) {
+        // the last few rows unit by unit: a tile's transpose would move a unit or two
+        // per store
+        MEMFMT_KERNEL_PATH("last rows unit by unit");
+        unit_rows<kBytes, kPart>(src, to, rows, nr);
+      } else if (whole && kPart == kBytes && one_column_loop_) {
+        whole_tiles<kBytes>(src, to, rows, [step = col_step_[0]](dim c) { return c * step; });
+      } else if (whole && kPart == kBytes && column_table_) {
+        whole_tiles<kBytes>(src, to, rows, [table = col_dst_](dim c) { return table[c]; });
       } else if (whole) {
-        tiles<kBytes, kPart, true>(src, dst + r * row_step_, rows, W);
+        tiles<kBytes, kPart, true>(src, to, rows, W);
       } else {
-        tiles<kBytes, kPart, false>(src, dst + r * row_step_, rows, nr);
+        tiles<kBytes, kPart, false>(src, to, rows, nr);
       }
     }
   }
 
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
   /// kWhole: W rows, none of zeros (a tile's loads and stores are then straight code).
-  /// From column `c0` (> 0 only with one column loop).
   template <std::size_t kBytes, std::size_t kPart, bool kWhole>
-  HWY_INLINE void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr, dim c0 = 0) const;
+  HWY_INLINE void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
 
   /// The tiles of W rows at source byte offsets `rows` (none of zeros), over all columns,
-  /// of whole units, the columns one loop.
-  template <std::size_t kBytes>
-  HWY_INLINE void whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const;
+  /// of whole units.
+  /// `column(c)`: the byte offset of column c in dst.
+  template <std::size_t kBytes, class Column>
+  HWY_INLINE void whole_tiles(const std::byte* src, std::byte* dst, const dim* rows, Column column) const;
+
+  /// The `nr` rows at source byte offsets `rows` (or of zeros), unit by unit.
+  template <std::size_t kBytes, std::size_t kPart>
+  void unit_rows(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
+    std::byte* column = dst;
+    dim at[max_column_loops] = {};
+    for (dim c = 0; c < cols_; ++c) {
+      for (dim k = 0; k < nr; ++k)
+        move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + c * column_step_, column + k * row_step_);
+      for (int k = 0; k < max_column_loops; ++k) {
+        column += col_step_[k];
+        if (++at[k] < col_extent_[k]) break;
+        at[k] = 0;
+        column -= col_extent_[k] * col_step_[k];
+      }
+    }
+  }
 
   /// Transposes the tile `v` of units of kBytes.
   template <std::size_t kBytes, class D>
@@ -220,6 +258,10 @@ class tile_kernel {
   dim cols_ = 0;
   dim col_extent_[max_column_loops], col_step_[max_column_loops];
   bool one_column_loop_ = true;  ///< the columns are col_step_[0] apart
+  /// Else, with at most column_table_max columns, col_dst_: each one's offset in dst.
+  static constexpr dim column_table_max = 512;
+  bool column_table_ = false;
+  dim col_dst_[column_table_max];
   dim rows_ = 0;
   bool zero_rows_ = false;  ///< whether some rows are of zeros
   dim src_rows_[tile_rows_max];  ///< (the first rows_ are set)
@@ -339,10 +381,10 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
   }
 }
 
-template <std::size_t kBytes>
-HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const {
+template <std::size_t kBytes, class Column>
+HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, const dim* rows, Column column) const {
   constexpr std::size_t W = tile_w<kBytes>;
-  const dim column_step = column_step_, step = col_step_[0], row_step = row_step_, cols = cols_;
+  const dim column_step = column_step_, row_step = row_step_, cols = cols_;
   dim c = 0;
   if constexpr (W > 1) {
     const DUnits<lane_t<kBytes>> d;
@@ -350,14 +392,13 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
     const auto whole = [&](auto stream) {
       for (; c + static_cast<dim>(W) <= cols; c += static_cast<dim>(W)) {
         const std::byte* from = src + c * column_step;
-        std::byte* to = dst + c * step;
         hn::Vec<DUnits<lane_t<kBytes>>> v[W];
         MEMFMT_UNROLL
         for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, from + rows[k], static_cast<dim>(W));
         transpose<kBytes>(d, v);
         MEMFMT_UNROLL
         for (std::size_t j = 0; j < W; ++j)
-          store_units<kBytes>(d, v[j], to + static_cast<dim>(j) * step, static_cast<dim>(W), decltype(stream)::value);
+          store_units<kBytes>(d, v[j], dst + column(c + static_cast<dim>(j)), static_cast<dim>(W), decltype(stream)::value);
       }
     };
     if (stream_) {
@@ -365,26 +406,29 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
     } else {
       whole(std::false_type());
     }
-    if (c < cols && 4 * (cols - c) > static_cast<dim>(W)) {
-      // a partial tile of many columns: as the tiles of other rows
-      return tiles<kBytes, kBytes, true>(src, dst, rows, static_cast<dim>(W), c);
+    if (const dim nc = cols - c; nc > 0 && 4 * nc > static_cast<dim>(W)) {  // a partial tile
+      hn::Vec<DUnits<lane_t<kBytes>>> v[W];
+      for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, src + rows[k] + c * column_step, nc);
+      transpose<kBytes>(d, v);
+      for (dim j = 0; j < nc; ++j) store_units<kBytes>(d, v[j], dst + column(c + j), static_cast<dim>(W), stream_);
+      return;
     }
     if (c < cols) MEMFMT_KERNEL_PATH("last columns unit by unit");
   }
   for (; c < cols; ++c) {
     const std::byte* from = src + c * column_step;
-    std::byte* to = dst + c * step;
+    std::byte* to = dst + column(c);
     for (std::size_t k = 0; k < W; ++k) std::memcpy(to + static_cast<dim>(k) * row_step, from + rows[k], kBytes);
   }
 }
 
 template <std::size_t kBytes, std::size_t kPart, bool kWhole>
-HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr, dim c0) const {
+HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
   constexpr std::size_t W = tile_w<kBytes>;
   if constexpr (kWhole) nr = static_cast<dim>(W);
   // the destination of column c, walked column by column (an odometer over its loops)
   dim at[max_column_loops] = {};
-  std::byte* column = dst + c0 * col_step_[0];
+  std::byte* column = dst;
   const auto next_column = [&] {
     if (one_column_loop_) {
       column += col_step_[0];
@@ -403,7 +447,7 @@ HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const d
   } else {
     const DUnits<lane_t<kBytes>> d;
     hn::Vec<DUnits<lane_t<kBytes>>> v[W];
-    for (dim c = c0; c < cols_; c += static_cast<dim>(W)) {
+    for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
       const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
       if (kWhole && nc == static_cast<dim>(W)) {
         // a whole tile: straight code, in registers (the columns' places first)
