@@ -673,18 +673,20 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
     check(src, dst);
   };
   const data_type f32 = data_type::f32, s32 = data_type::s32;
-  // rows of 4 input x 16 output channels; columns h x w
-  planned(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), {1, 2, 1});
+  // rows of 4 input x 16 output channels, and the 4 such blocks of 4 input channels
+  // outside them (the next loop out, dense after them in dst); columns h x w
+  planned(desc({32, 48, 3, 3}, f32, "oihw"), desc({32, 48, 3, 3}, f32, "OIhw4i16o4i"), {1, 3, 1});
   // rows of 16 output channels; columns h x w, then the input channels after them
   planned(desc({32, 32, 3, 3}, s32, "oihw"), desc({32, 32, 3, 3}, s32, "OIhw16i16o"), {1, 1, 2});
   // units of 2 elements, rows of 32 of them; columns: 8 pairs of b, and the blocks of b
   // after them (dense in both: one loop)
   planned(desc({64, 96}, f32, "ab"), desc({64, 96}, f32, "AB8b32a2b"), {2, 1, 1});
   // partial blocks: the padding after each run of input channels as rows of zeros
-  planned(desc({35, 19, 5, 3}, f32, "oihw"), desc({35, 19, 5, 3}, f32, "OIhw8i16o2i"), {1, 2, 1});
-  // (and the last input channel alone, before 15 zeros: rows of one element each)
+  planned(desc({35, 19, 5, 3}, f32, "oihw"), desc({35, 19, 5, 3}, f32, "OIhw8i16o2i"), {1, 3, 1});
+  // (and the last input channel alone, before 15 zeros: rows of one element each; the
+  // 16 output channels of a block rows too)
   const desc goihw({2, 20, 17, 3, 3}, f32, "goihw"), blocked({2, 20, 17, 3, 3}, f32, "gOIhw16o16i");
-  planned(goihw, blocked, {1, 1, 1});
+  planned(goihw, blocked, {1, 2, 1});
   const reorder grouped(goihw, blocked);
   for (const auto& p : grouped.nests())
     CHECK((p.loops.kind == kernel_kind::tile || p.loops.kind == kernel_kind::zero_fill));
@@ -693,10 +695,11 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({32, 45, 3, 3}, data_type::s8, "oihw"), desc({32, 45, 3, 3}, data_type::s8, "OIhw4o4i"), {1, 2, 1});
   planned(desc({128, 64}, data_type::u8, "ab"), desc({128, 64}, data_type::u8, "AB16b64a4b"), {4, 1, 1});
   // units spread in the destination, packed from 2 or 4 source elements 9 apart (2 or 4
-  // input channels): rows of 16 output channels (of 8 x 2 input ones), columns h x w
+  // input channels): rows of 16 output channels by the 8 or 4 units of a block of input
+  // ones, columns h x w
   const data_type bf16 = data_type::bf16, s8 = data_type::s8, u8 = data_type::u8;
-  planned(desc({32, 48, 3, 3}, bf16, "oihw"), desc({32, 48, 3, 3}, bf16, "OIhw8i16o2i"), {2, 1, 1});
-  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), {4, 1, 1});
+  planned(desc({32, 48, 3, 3}, bf16, "oihw"), desc({32, 48, 3, 3}, bf16, "OIhw8i16o2i"), {2, 2, 1});
+  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw4i16o4i"), {4, 2, 1});
   planned(desc({2, 20, 17, 3, 3}, s8, "goihw"), desc({2, 20, 17, 3, 3}, s8, "gOIhw2i8o4i"), {4, 2, 1});
   // ... and unpacked into them: columns first (16 output channels, dense in the
   // source from unit to unit), then the rows (h x w, dense in the destination)
@@ -710,14 +713,14 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 1});
   planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 1});
   // transposed units of 2 s8 (2 i, rows of 16 o), straight units of 2 bf16 (2 a)
-  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8i16o2i"), {2, 1, 1});
+  planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8i16o2i"), {2, 2, 1});
   planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b2a"), {2, 0, 1});
   // units of 8 bytes (4 bf16, 8 s8) ride in 64-bit lanes: 8 x 8 tiles, or straight
   planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8o8i"), {8, 1, 1});
   planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b4a"), {4, 0, 1});
   planned(desc({384, 171}, bf16, "BA16b4a"), desc({384, 171}, bf16, "ab"), {4, 0, 1});
   planned(desc({100, 37}, s8, "ab"), desc({100, 37}, s8, "BA16b8a"), {8, 0, 1});
-  planned(desc({35, 37, 3, 3}, bf16, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), {4, 1, 1});
+  planned(desc({35, 37, 3, 3}, bf16, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), {4, 2, 1});
   // (unpacked units of 8 bytes come after single elements: columns 4 i x 16 o, dense in
   // the source, rows the 9 h x w)
   planned(desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), desc({35, 37, 3, 3}, bf16, "oihw"), {1, 1, 2});
@@ -739,7 +742,7 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   // a view of the source at an offset, with gaps
   const desc parent({40, 48, 3, 3}, f32, "oihw");
   const desc part = parent.submemory_desc({32, 32, 3, 3}, {8, 16, 0, 0});
-  planned(part, desc({32, 32, 3, 3}, f32, "OIhw4i16o4i"), {1, 2, 1});
+  planned(part, desc({32, 32, 3, 3}, f32, "OIhw4i16o4i"), {1, 3, 1});
   // a lone loop of rows against long columns stays a transpose
   CHECK(tiles_of(reorder(desc({2, 32, 8, 8}, f32, "nchw"), desc({2, 32, 8, 8}, f32, "nChw16c"))).empty());
   // conversions and scales are not the tiles' own work: they take a stage of their own
@@ -912,9 +915,10 @@ TEST_CASE("plan_str: a line per nest, the kernel's loops after a bar, by role fo
         "tile @src+160 dst+61440: 96(684,64) | columns 11(1,4) unit 4(171,1)\n"
         "zero_fill @src+0 dst+61484: | 96(0,64) 20(0,1)\n");
   CHECK(std::count(plan.begin(), plan.end(), '\n') == static_cast<long>(r.nests().size()));
-  // rows of 16 output channels, columns h x w, units of 2 input channels 9 apart
+  // rows of 8 units by 16 output channels, columns h x w, units of 2 input channels 9
+  // apart
   const reorder w(desc({32, 48, 3, 3}, data_type::bf16, "oihw"), desc({32, 48, 3, 3}, data_type::bf16, "OIhw8i16o2i"));
-  CHECK(w.plan_str().find("| rows 16(432,2) columns 9(1,256) unit 2(9,1)") != std::string::npos);
+  CHECK(w.plan_str().find("| rows 8(18,32) 16(432,2) columns 9(1,256) unit 2(9,1)") != std::string::npos);
 }
 
 TEST_CASE("tiles from memory: the source's lines are finished while they are in cache", "[reorder][plan]") {

@@ -173,3 +173,31 @@ TEST_CASE("from memory, the loop along the rows of one side moves in around chun
   // already in that order: unchanged
   CHECK(loops_of(ordered(ut, 1)) == loops_of(ut));
 }
+
+TEST_CASE("the loops just outside a tile's rows join them while they continue the rows densely in dst",
+          "[pass][tiles]") {
+  // f32 oihw -> OIhw8i16o2i, 32 x 32 x 3 x 3 as use_tiles leaves it: blocks of o and of i,
+  // the 8 pairs of i of a block, then rows of 16 o x 2 i and columns the 9 pixels. The
+  // pairs' loop steps 32 in dst, the 32 rows' span: it joins them, 256 rows in all; the
+  // block loop of i (dst step 2304) does not.
+  const auto rows_taken = [](std::initializer_list<loop> loops, int row_loops, dim zero_tail = 0) {
+    nest n = make_nest(kernel_kind::tile, loops);
+    n.tile_row_loops = row_loops;
+    n.tile_column_loops = 1;
+    n.zero_tail = zero_tail;
+    nest t = n;
+    memfmt::detail::take_outer_rows(t);
+    CHECK(loops_of(t) == loops_of(n));  // (the same loops: only their roles change)
+    return t.tile_row_loops;
+  };
+  CHECK(rows_taken({{2, 4608, 4608}, {2, 144, 2304}, {8, 18, 32}, {16, 288, 2}, {2, 9, 1}, {9, 1, 256}}, 2) == 3);
+  // rows of 16 i, then the 16 o outside them (256 rows); the loop after would make 512
+  CHECK(rows_taken({{4, 144, 2304}, {2, 288, 256}, {16, 4608, 16}, {16, 9, 1}, {9, 1, 256}}, 1) == 2);
+  // a zero tail counts in the span: 5 rows and 3 zeros span 8
+  CHECK(rows_taken({{3, 40, 64}, {4, 10, 8}, {5, 2, 1}, {2, 1, 64}}, 1, 3) == 2);
+  CHECK(rows_taken({{3, 40, 64}, {4, 10, 5}, {5, 2, 1}, {2, 1, 64}}, 1, 3) == 1);
+  // not the tile kind, or no rows: unchanged
+  nest copy = make_nest(kernel_kind::copy, {{16, 32, 2}, {2, 1, 1}});
+  memfmt::detail::take_outer_rows(copy);
+  CHECK(copy.tile_row_loops == 0);
+}

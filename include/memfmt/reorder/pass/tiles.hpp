@@ -2,7 +2,8 @@
 /// @file
 /// Plain copies as tiles (`use_tiles`): the loops of a nest regrouped into rows dense in
 /// the destination and columns dense in the source, moved by the tile kernel whole
-/// vectors at a time; and their order for a pass from memory (`order_tiles_for_memory`).
+/// vectors at a time; their order for a pass from memory (`order_tiles_for_memory`);
+/// and the outer loops that join the rows (`take_outer_rows`).
 
 #include <algorithm>
 #include <cstddef>
@@ -202,6 +203,23 @@ inline void use_tiles(nest& n, dim bytes) {
 /// Bytes (source and destination) beyond which tile nests are ordered for a pass from
 /// memory: more than a core's L2 holds (1 to 2 MiB today).
 inline constexpr std::size_t tiles_from_memory = std::size_t{4} << 20;
+
+/// Takes the outer loops just outside a tile nest's rows into its rows while they
+/// continue the rows densely in dst (up to tile_rows_max rows): the same walk, with
+/// fewer calls of the kernel, each over more tiles (OIhw8i16o2i from oihw: 8 x 16 x 2
+/// rows, not 16 x 2 rows 8 times).
+inline void take_outer_rows(nest& n) {
+  if (n.kind != kernel_kind::tile || n.tile_row_loops == 0) return;
+  for (int first = n.nloops - n.owned_loops(); first > 0; --first) {
+    dim rows = 1;
+    for (int k = first; k < first + n.tile_row_loops; ++k)
+      rows *= n.loops[k].extent + (k + 1 == first + n.tile_row_loops ? n.zero_tail : 0);
+    const loop& inner = n.loops[first + n.tile_row_loops - 1];
+    const loop& next = n.loops[first - 1];
+    if (next.dst_stride != rows * inner.dst_stride || rows * next.extent > tile_rows_max) return;
+    ++n.tile_row_loops;
+  }
+}
 
 /// Orders the outer loops of a `tile` or `transpose` nest for a pass from memory. Of
 /// the two loops that finish lines, P (the smallest step on either side: it walks
