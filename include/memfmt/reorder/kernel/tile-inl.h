@@ -12,6 +12,10 @@
 // packed from 2 to 8 vectors of elements (each widened, shifted to its place and or-ed
 // in), or unpacked into them.
 // With no rows, the units go from source to destination without a transpose.
+// Groups of W rows without rows of zeros, of whole units, run as straight code with the
+// tile in registers (whole_tiles); a quarter of a tile or less, in columns or in rows,
+// goes unit by unit, which costs less than a transpose that moves a unit or two per
+// vector.
 //
 // Compiled once per target by pass-inl.h (Highway's toggle idiom, memfmt's toggle).
 
@@ -26,24 +30,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "memfmt/reorder/kernel/convert-inl.h"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/path.hpp"
+#include "memfmt/reorder/kernel/tile/units-inl.h"
 #include "memfmt/reorder/kernel/transpose/registers-inl.h"
 #include "memfmt/reorder/kernel/transpose/small_blocks-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
-
-/// Lanes of a tile of units of type T (u32 or u64): a whole vector, or 1 where vectors
-/// are sizeless or the target is scalar (tiles of one unit: a copy per unit).
-template <class T>
-inline constexpr std::size_t unit_lanes =
-    (HWY_HAVE_SCALABLE || HWY_TARGET == HWY_SCALAR) ? 1 : hn::MaxLanes(hn::ScalableTag<T>());
-
-template <class T>
-using DUnits = hn::CappedTag<T, unit_lanes<T>>;
 
 /// Runs the nest's tiles: per outer iteration, its rows in groups of W, its columns
 /// in groups of W, the zeros of its zero tail as rows of zeros. Units are moved as
@@ -152,18 +149,15 @@ class tile_kernel {
         whole_tiles<kBytes>(src, to, rows, [step = col_step_[0]](dim c) { return c * step; });
       } else if (whole && kPart == kBytes && column_table_) {
         whole_tiles<kBytes>(src, to, rows, [table = col_dst_](dim c) { return table[c]; });
-      } else if (whole) {
-        tiles<kBytes, kPart, true>(src, to, rows, W);
       } else {
-        tiles<kBytes, kPart, false>(src, to, rows, nr);
+        tiles<kBytes, kPart>(src, to, rows, nr);
       }
     }
   }
 
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
-  /// kWhole: W rows, none of zeros (a tile's loads and stores are then straight code).
-  template <std::size_t kBytes, std::size_t kPart, bool kWhole>
-  HWY_INLINE void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
+  template <std::size_t kBytes, std::size_t kPart>
+  void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
 
   /// The tiles of W rows at source byte offsets `rows` (none of zeros), over all columns,
   /// of whole units.
@@ -267,67 +261,6 @@ class tile_kernel {
   dim src_rows_[tile_rows_max];  ///< (the first rows_ are set)
 };
 
-/// Lanes of D per unit of kBytes: two u64 for 16 bytes, else one (a unit narrower than
-/// a lane rides widened in it).
-template <std::size_t kBytes, class D>
-inline constexpr auto lanes_per_unit =
-    static_cast<dim>(kBytes > sizeof(hn::TFromD<D>) ? kBytes / sizeof(hn::TFromD<D>) : 1);
-
-/// W units of kBytes at `p` in the lanes of `d` (the first `n` of them when n < W, the
-/// others zero).
-template <std::size_t kBytes, class D>
-HWY_INLINE hn::Vec<D> load_units(D d, const std::byte* p, dim n) {
-  constexpr dim per_unit = lanes_per_unit<kBytes, D>;
-  constexpr auto W = static_cast<dim>(hn::MaxLanes(D())) / per_unit;
-  if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {
-    const auto* q = reinterpret_cast<const hn::TFromD<D>*>(p);
-    return n == W ? hn::LoadU(d, q) : load_first(d, q, n * per_unit);
-  } else {
-    return n == W ? load_bits<kBytes, W>(p) : load_bits_first<kBytes, W>(p, n);
-  }
-}
-
-/// Stores the first `n` units of `v` (a lane each, or two for 16 bytes) as units of
-/// kBytes at `p`; around the caches when `stream` and the store is whole and aligned.
-template <std::size_t kBytes, class D>
-HWY_INLINE void store_units(D d, hn::Vec<D> v, std::byte* p, dim n, bool stream) {
-  constexpr dim per_unit = lanes_per_unit<kBytes, D>;
-  constexpr auto W = static_cast<dim>(hn::MaxLanes(D())) / per_unit;
-  if constexpr (kBytes >= sizeof(hn::TFromD<D>)) {
-    auto* q = reinterpret_cast<hn::TFromD<D>*>(p);
-    if (n == W) {
-      store_maybe_stream(v, d, q, stream);
-    } else {
-      store_first(v, d, q, n * per_unit);
-    }
-  } else if (n == W) {
-    store_bits<kBytes, W>(v, p);
-  } else {
-    store_bits_first<kBytes, W>(v, p, n);
-  }
-}
-
-/// The u32 lanes `v` as lanes of D (u32 or u64, as many), zero-extended.
-template <class D>
-HWY_INLINE hn::Vec<D> widen_lanes(D d, hn::Vec<hn::Rebind<std::uint32_t, D>> v) {
-  if constexpr (sizeof(hn::TFromD<D>) == 8) {
-    return hn::PromoteTo(d, v);
-  } else {
-    (void)d;
-    return v;
-  }
-}
-
-/// The low 32 bits of each lane of `v` (u32 or u64 lanes of D).
-template <class D>
-HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> narrow_lanes(D /* d */, hn::Vec<D> v) {
-  if constexpr (sizeof(hn::TFromD<D>) == 8) {
-    return hn::TruncateTo(hn::Rebind<std::uint32_t, D>(), v);
-  } else {
-    return v;
-  }
-}
-
 template <std::size_t kBytes, std::size_t kPart, class D>
 HWY_INLINE hn::Vec<D> tile_kernel::load(D d, const std::byte* p, dim n) const {
   if constexpr (kPart == kBytes) {
@@ -388,7 +321,7 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
   dim c = 0;
   if constexpr (W > 1) {
     const DUnits<lane_t<kBytes>> d;
-    // (one loop per kind of store: the tile's vectors stay in registers)
+    // (one loop per kind of store: a choice per tile costs a tenth of a tile)
     const auto whole = [&](auto stream) {
       for (; c + static_cast<dim>(W) <= cols; c += static_cast<dim>(W)) {
         const std::byte* from = src + c * column_step;
@@ -422,10 +355,9 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
   }
 }
 
-template <std::size_t kBytes, std::size_t kPart, bool kWhole>
-HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
+template <std::size_t kBytes, std::size_t kPart>
+void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
   constexpr std::size_t W = tile_w<kBytes>;
-  if constexpr (kWhole) nr = static_cast<dim>(W);
   // the destination of column c, walked column by column (an odometer over its loops)
   dim at[max_column_loops] = {};
   std::byte* column = dst;
@@ -449,22 +381,6 @@ HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const d
     hn::Vec<DUnits<lane_t<kBytes>>> v[W];
     for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
       const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
-      if (kWhole && nc == static_cast<dim>(W)) {
-        // a whole tile: straight code, in registers (the columns' places first)
-        MEMFMT_UNROLL
-        for (std::size_t k = 0; k < W; ++k) v[k] = load<kBytes, kPart>(d, src + rows[k] + c * column_step_, static_cast<dim>(W));
-        transpose<kBytes>(d, v);
-        std::byte* to[W];
-        if (one_column_loop_) {
-          for (std::size_t j = 0; j < W; ++j) to[j] = column + static_cast<dim>(j) * col_step_[0];
-          column += static_cast<dim>(W) * col_step_[0];
-        } else {
-          for (std::size_t j = 0; j < W; ++j, next_column()) to[j] = column;
-        }
-        MEMFMT_UNROLL
-        for (std::size_t j = 0; j < W; ++j) store<kBytes, kPart>(d, v[j], to[j], nr);
-        continue;
-      }
       if (4 * nc <= static_cast<dim>(W)) {
         // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
         // loads would each bring a unit or two, and cost more than moving them
@@ -472,7 +388,7 @@ HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const d
         for (dim j = 0; j < nc; ++j, next_column()) {
           const std::byte* from = src + (c + j) * column_step_;
           for (dim k = 0; k < nr; ++k) {
-            if (kWhole || rows[k] >= 0) {
+            if (rows[k] >= 0) {
               move_unit<kBytes, kPart>(from + rows[k], column + k * row_step_);
             } else {
               zero_unit<kBytes, kPart>(column + k * row_step_);
@@ -483,7 +399,7 @@ HWY_INLINE void tile_kernel::tiles(const std::byte* src, std::byte* dst, const d
       }
       for (std::size_t k = 0; k < W; ++k) {
         // (rows of zeros: padding; rows past the last: transposed, never stored)
-        const bool zero = !kWhole && (static_cast<dim>(k) >= nr || rows[k] < 0);
+        const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
         v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step_, nc);
       }
       transpose<kBytes>(d, v);
