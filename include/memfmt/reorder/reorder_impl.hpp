@@ -441,7 +441,7 @@ MEMFMT_REORDER_API void reorder::plan() {
     const bool tiles = p.loops.kind == detail::kernel_kind::tile || p.loops.kind == detail::kernel_kind::transpose;
     if (tiles && !fused && src_.get_size() + dst_.get_size() > detail::tiles_from_memory)
       detail::order_tiles_for_memory(p.loops, unit_bytes);
-    if (!fused) detail::take_outer_rows(p.loops);
+    if (!fused) detail::take_outer_rows(p.loops, threads);
     p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
     if (threads > 1) detail::split_for_threads(p.loops, threads);
     planned.push_back(std::move(p));

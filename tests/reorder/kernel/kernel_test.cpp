@@ -1438,8 +1438,9 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
   // a padded block), units of m parts spread in the source (packing OIhw4i16o4i from
   // oihw), or in the destination (the way back). Column counts leave no tail, a tail of
   // a tile, or one or two columns, which go unit by unit; so do a row or two after whole
-  // tiles (9 rows). Whole units also come with their columns in two loops, the inner
-  // one the outer in dst (OIhw4i16o4i -> oihw: columns 16o x 4i).
+  // tiles (9 rows; 5 rows and 4 zeros). Whole units also come with their columns in two
+  // loops, the inner one the outer in dst (OIhw4i16o4i -> oihw: columns 16o x 4i).
+  // Streamed or not by the parity of rows + columns.
   std::mt19937_64 rng(43);
   std::vector<test_case> cases;
   struct shape {
@@ -1451,19 +1452,20 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
                           shape{data_type::u8, 4, 1}, shape{data_type::bf16, 2, 1}, shape{data_type::u8, 4, 2},
                           shape{data_type::bf16, 2, 2}}) {
     const auto size = static_cast<dim>(memfmt::data_type_size(sh.t));
-    for (const dim rows : {4, 9, 12, 64})
-      for (const dim cols : {1, 2, 8, 9, 10, 17, 33})
+    for (const dim rows : {4, 5, 9, 12, 64})
+      for (const dim cols : {1, 2, 8, 9, 10, 13, 17, 33})
         for (const bool split : {false, true}) {
           if (split && (sh.m > 1 || cols % 2 != 0)) continue;
           test_case tc;
           nest& n = tc.n;
           n.kind = kernel_kind::tile;
           n.cvt = memfmt::detail::conversion{sh.t, sh.t};
-          n.stream_stores = cols % 2 == 1;
+          n.stream_stores = (rows + cols) % 2 == 1;
           n.tile_unit = static_cast<int>(sh.m);
           n.tile_row_loops = 1;
           n.tile_column_loops = 1;
-          const dim m = sh.m, tail = sh.spread == 0 && rows == 12 ? 4 : 0;  // (zeros: whole units only)
+          // (zeros: whole units only)
+          const dim m = sh.m, tail = sh.spread == 0 && (rows == 12 || rows == 5) ? 4 : 0;
           n.zero_tail = tail;
           const dim outer = 1 + static_cast<dim>(rng() % 3), block = rows * cols * m, dst_block = (rows + tail) * cols * m;
           n.nloops = sh.m > 1 ? 4 : 3;
@@ -1495,7 +1497,8 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
         }
   }
   const paths_by_kernel ran = check_cases(cases);
-  require_paths(ran, with_tiles, {"last columns unit by unit", "last rows unit by unit"});
+  require_paths(ran, with_tiles,
+                {"last columns unit by unit", "last rows unit by unit", "whole tiles", "whole tiles, columns by table"});
 }
 
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {

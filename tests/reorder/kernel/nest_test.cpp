@@ -93,9 +93,26 @@ TEST_CASE("interleave: a block map_interleave takes, and no sum", "[nest]") {
   CHECK_FALSE(meets_contract(n));
 }
 
-TEST_CASE("tile, zero fill and strided: any nest", "[nest]") {
-  for (const kernel_kind k : {kernel_kind::tile, kernel_kind::zero_fill, kernel_kind::strided}) {
+TEST_CASE("zero fill and strided: any nest", "[nest]") {
+  for (const kernel_kind k : {kernel_kind::zero_fill, kernel_kind::strided}) {
     CHECK(meets_contract(make(k, {{7, 3, 5}, {2, 11, 13}})));
     CHECK(meets_contract(make(k, {})));
   }
+}
+
+TEST_CASE("tile: at most tile_rows_max rows (zeros after them included), 3 column loops", "[nest]") {
+  // an outer loop, rows of 16 x 16, columns 9
+  nest n = make(kernel_kind::tile, {{4, 2304, 2304}, {16, 144, 16}, {16, 9, 1}, {9, 1, 256}});
+  n.tile_row_loops = 2;
+  CHECK(meets_contract(n));
+  n.zero_tail = 1;  // 16 x 17 rows
+  CHECK_FALSE(meets_contract(n));
+  n.zero_tail = 0;
+  n.tile_row_loops = 3;  // 4 x 16 x 16
+  CHECK_FALSE(meets_contract(n));
+  n.tile_row_loops = 0;
+  n.tile_column_loops = 4;
+  CHECK_FALSE(meets_contract(n));
+  n.tile_column_loops = 5;  // more loops than the nest has
+  CHECK_FALSE(meets_contract(n));
 }

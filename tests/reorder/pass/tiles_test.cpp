@@ -180,17 +180,20 @@ TEST_CASE("the loops just outside a tile's rows join them while they continue th
   // the 8 pairs of i of a block, then rows of 16 o x 2 i and columns the 9 pixels. The
   // pairs' loop steps 32 in dst, the 32 rows' span: it joins them, 256 rows in all; the
   // block loop of i (dst step 2304) does not.
-  const auto rows_taken = [](std::initializer_list<loop> loops, int row_loops, dim zero_tail = 0) {
+  const auto rows_taken = [](std::initializer_list<loop> loops, int row_loops, dim zero_tail = 0, dim threads = 1) {
     nest n = make_nest(kernel_kind::tile, loops);
     n.tile_row_loops = row_loops;
     n.tile_column_loops = 1;
     n.zero_tail = zero_tail;
     nest t = n;
-    memfmt::detail::take_outer_rows(t);
+    memfmt::detail::take_outer_rows(t, threads);
     CHECK(loops_of(t) == loops_of(n));  // (the same loops: only their roles change)
     return t.tile_row_loops;
   };
   CHECK(rows_taken({{2, 4608, 4608}, {2, 144, 2304}, {8, 18, 32}, {16, 288, 2}, {2, 9, 1}, {9, 1, 256}}, 2) == 3);
+  // with 2 threads, 8 outer iterations stay to share: 4 would be left, so it does not
+  CHECK(rows_taken({{2, 4608, 4608}, {2, 144, 2304}, {8, 18, 32}, {16, 288, 2}, {2, 9, 1}, {9, 1, 256}}, 2, 0, 2) == 2);
+  CHECK(rows_taken({{4, 4608, 4608}, {2, 144, 2304}, {8, 18, 32}, {16, 288, 2}, {2, 9, 1}, {9, 1, 256}}, 2, 0, 2) == 3);
   // rows of 16 i, then the 16 o outside them (256 rows); the loop after would make 512
   CHECK(rows_taken({{4, 144, 2304}, {2, 288, 256}, {16, 4608, 16}, {16, 9, 1}, {9, 1, 256}}, 1) == 2);
   // a zero tail counts in the span: 5 rows and 3 zeros span 8

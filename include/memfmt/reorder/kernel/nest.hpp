@@ -243,7 +243,14 @@ constexpr bool meets_contract(const nest& n) {
     case kernel_kind::interleave:
       return n.cvt.beta == 0.f && n.gather_loops >= 2 && n.gather_loops <= n.nloops &&
              map_interleave(n.loops + (n.nloops - n.gather_loops), n.gather_loops).fits;
-    case kernel_kind::tile:
+    case kernel_kind::tile: {
+      // (the kernel holds the rows' offsets and walks at most 3 column loops)
+      const int first = n.nloops - n.owned_loops();
+      dim rows = 1;
+      for (int k = first; k < first + n.tile_row_loops; ++k)
+        rows *= n.loops[k].extent + (k + 1 == first + n.tile_row_loops ? n.zero_tail : 0);
+      return first >= 0 && rows <= tile_rows_max && n.tile_column_loops <= 3;
+    }
     case kernel_kind::zero_fill:
     case kernel_kind::strided:
       return true;

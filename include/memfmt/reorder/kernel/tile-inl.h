@@ -12,8 +12,9 @@
 // packed from 2 to 8 vectors of elements (each widened, shifted to its place and or-ed
 // in), or unpacked into them.
 // With no rows, the units go from source to destination without a transpose.
-// Groups of W rows without rows of zeros, of whole units, run as straight code with the
-// tile in registers (whole_tiles); a quarter of a tile or less, in columns or in rows,
+// Groups of W rows without rows of zeros, of whole units, whose columns are one loop or
+// at most column_table_max, run as straight code with the tile in registers
+// (whole_tiles); a quarter of a tile or less, in columns or in rows,
 // goes unit by unit, which costs less than a transpose that moves a unit or two per
 // vector.
 //
@@ -141,13 +142,15 @@ class tile_kernel {
       const bool whole = nr == W && (!zero_rows_ || std::all_of(rows, rows + W, [](dim o) { return o >= 0; }));
       std::byte* to = dst + r * row_step_;
       if (W > 1 && 4 * nr <= W) {
-        // the last few rows unit by unit: a tile's transpose would move a unit or two
-        // per store
+        // the last few rows unit by unit: a tile's transpose would fill a quarter of
+        // each vector it stores, or less
         MEMFMT_KERNEL_PATH("last rows unit by unit");
         unit_rows<kBytes, kPart>(src, to, rows, nr);
       } else if (whole && kPart == kBytes && one_column_loop_) {
+        MEMFMT_KERNEL_PATH("whole tiles");
         whole_tiles<kBytes>(src, to, rows, [step = col_step_[0]](dim c) { return c * step; });
       } else if (whole && kPart == kBytes && column_table_) {
+        MEMFMT_KERNEL_PATH("whole tiles, columns by table");
         whole_tiles<kBytes>(src, to, rows, [table = col_dst_](dim c) { return table[c]; });
       } else {
         tiles<kBytes, kPart>(src, to, rows, nr);
@@ -321,7 +324,7 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
   dim c = 0;
   if constexpr (W > 1) {
     const DUnits<lane_t<kBytes>> d;
-    // (one loop per kind of store: a choice per tile costs a tenth of a tile)
+    // (one loop per kind of store: a choice per tile would cost every tile a branch)
     const auto whole = [&](auto stream) {
       for (; c + static_cast<dim>(W) <= cols; c += static_cast<dim>(W)) {
         const std::byte* from = src + c * column_step;
@@ -341,6 +344,7 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
     }
     if (const dim nc = cols - c; nc > 0 && 4 * nc > static_cast<dim>(W)) {  // a partial tile
       hn::Vec<DUnits<lane_t<kBytes>>> v[W];
+      MEMFMT_UNROLL
       for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, src + rows[k] + c * column_step, nc);
       transpose<kBytes>(d, v);
       for (dim j = 0; j < nc; ++j) store_units<kBytes>(d, v[j], dst + column(c + j), static_cast<dim>(W), stream_);

@@ -207,16 +207,20 @@ inline constexpr std::size_t tiles_from_memory = std::size_t{4} << 20;
 /// Takes the outer loops just outside a tile nest's rows into its rows while they
 /// continue the rows densely in dst (up to tile_rows_max rows): the same walk, with
 /// fewer calls of the kernel, each over more tiles (OIhw8i16o2i from oihw: 8 x 16 x 2
-/// rows, not 16 x 2 rows 8 times).
-inline void take_outer_rows(nest& n) {
+/// rows, not 16 x 2 rows 8 times). With `threads` > 1, at least 4 outer iterations per
+/// thread stay for split_for_threads to share.
+inline void take_outer_rows(nest& n, dim threads = 1) {
   if (n.kind != kernel_kind::tile || n.tile_row_loops == 0) return;
+  const dim keep = threads > 1 ? 4 * threads : 1;
   for (int first = n.nloops - n.owned_loops(); first > 0; --first) {
     dim rows = 1;
     for (int k = first; k < first + n.tile_row_loops; ++k)
       rows *= n.loops[k].extent + (k + 1 == first + n.tile_row_loops ? n.zero_tail : 0);
     const loop& inner = n.loops[first + n.tile_row_loops - 1];
     const loop& next = n.loops[first - 1];
-    if (next.dst_stride != rows * inner.dst_stride || rows * next.extent > tile_rows_max) return;
+    if (next.dst_stride != rows * inner.dst_stride || rows * next.extent > tile_rows_max ||
+        n.outer_count() / next.extent < keep)
+      return;
     ++n.tile_row_loops;
   }
 }
