@@ -152,6 +152,17 @@ struct nest {
     return count;
   }
 
+  /// A tile nest's rows: the product of its row loops' extents, the zero tail counted
+  /// after the innermost one's run.
+  /// @pre kind == tile, owned_loops() <= nloops
+  constexpr dim tile_rows() const {
+    const int first = nloops - owned_loops();
+    dim rows = 1;
+    for (int k = first; k < first + tile_row_loops; ++k)
+      rows *= loops[k].extent + (k + 1 == first + tile_row_loops ? zero_tail : 0);
+    return rows;
+  }
+
   /// Product of the extents of the loops the kernel does not own.
   /// @pre 0 <= nloops <= max_loops
   constexpr dim outer_count() const {
@@ -245,11 +256,7 @@ constexpr bool meets_contract(const nest& n) {
              map_interleave(n.loops + (n.nloops - n.gather_loops), n.gather_loops).fits;
     case kernel_kind::tile: {
       // (the kernel holds the rows' offsets and walks at most 3 column loops)
-      const int first = n.nloops - n.owned_loops();
-      dim rows = 1;
-      for (int k = first; k < first + n.tile_row_loops; ++k)
-        rows *= n.loops[k].extent + (k + 1 == first + n.tile_row_loops ? n.zero_tail : 0);
-      return first >= 0 && rows <= tile_rows_max && n.tile_column_loops <= 3;
+      return n.owned_loops() <= n.nloops && n.tile_rows() <= tile_rows_max && n.tile_column_loops <= 3;
     }
     case kernel_kind::zero_fill:
     case kernel_kind::strided:

@@ -78,15 +78,7 @@ class tile_kernel {
     column_table_ = !one_column_loop_ && cols_ <= column_table_max;
     if (column_table_) {
       dim at[max_column_loops] = {}, offset = 0;
-      for (dim c = 0; c < cols_; ++c) {
-        col_dst_[c] = offset;
-        for (int k = 0; k < max_column_loops; ++k) {
-          offset += col_step_[k];
-          if (++at[k] < col_extent_[k]) break;
-          at[k] = 0;
-          offset -= col_extent_[k] * col_step_[k];
-        }
-      }
+      for (dim c = 0; c < cols_; ++c, next_column(at, offset)) col_dst_[c] = offset;
     }
     // the rows' source byte offsets, row-major over the row loops (dense in dst)
     rows_ = 1;
@@ -173,15 +165,24 @@ class tile_kernel {
   void unit_rows(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
     std::byte* column = dst;
     dim at[max_column_loops] = {};
-    for (dim c = 0; c < cols_; ++c) {
+    for (dim c = 0; c < cols_; ++c, next_column(at, column))
       for (dim k = 0; k < nr; ++k)
         move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + c * column_step_, column + k * row_step_);
-      for (int k = 0; k < max_column_loops; ++k) {
-        column += col_step_[k];
-        if (++at[k] < col_extent_[k]) break;
-        at[k] = 0;
-        column -= col_extent_[k] * col_step_[k];
-      }
+  }
+
+  /// Moves `column` (a pointer or an offset in dst) from a column to the next; `at`: its
+  /// place in the column loops, from zeros at the first column.
+  template <class P>
+  void next_column(dim* at, P& column) const {
+    if (one_column_loop_) {
+      column += col_step_[0];
+      return;
+    }
+    for (int k = 0; k < max_column_loops; ++k) {
+      column += col_step_[k];
+      if (++at[k] < col_extent_[k]) return;
+      at[k] = 0;
+      column -= col_extent_[k] * col_step_[k];
     }
   }
 
@@ -233,14 +234,13 @@ class tile_kernel {
   /// One unit from `s` to `d`, part by part (or zeros when `s` is null).
   template <std::size_t kBytes, std::size_t kPart>
   void move_unit(const std::byte* s, std::byte* d) const {
-    if (s == nullptr) return zero_unit<kBytes, kPart>(d);
-    for (std::size_t k = 0; k < kBytes / kPart; ++k)
-      std::memcpy(d + static_cast<dim>(k) * dst_part_, s + static_cast<dim>(k) * src_part_, kPart);
-  }
-  /// Zeros in the unit at `d`.
-  template <std::size_t kBytes, std::size_t kPart>
-  void zero_unit(std::byte* d) const {
-    for (std::size_t k = 0; k < kBytes / kPart; ++k) std::memset(d + static_cast<dim>(k) * dst_part_, 0, kPart);
+    for (std::size_t k = 0; k < kBytes / kPart; ++k) {
+      if (s == nullptr) {
+        std::memset(d + static_cast<dim>(k) * dst_part_, 0, kPart);
+      } else {
+        std::memcpy(d + static_cast<dim>(k) * dst_part_, s + static_cast<dim>(k) * src_part_, kPart);
+      }
+    }
   }
 
   bool stream_;
@@ -362,23 +362,11 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
   constexpr std::size_t W = tile_w<kBytes>;
-  // the destination of column c, walked column by column (an odometer over its loops)
+  // the destination of column c, walked column by column
   dim at[max_column_loops] = {};
   std::byte* column = dst;
-  const auto next_column = [&] {
-    if (one_column_loop_) {
-      column += col_step_[0];
-      return;
-    }
-    for (int k = 0; k < max_column_loops; ++k) {
-      column += col_step_[k];
-      if (++at[k] < col_extent_[k]) return;
-      at[k] = 0;
-      column -= col_extent_[k] * col_step_[k];
-    }
-  };
   if constexpr (W == 1) {
-    for (dim c = 0; c < cols_; ++c, next_column())
+    for (dim c = 0; c < cols_; ++c, next_column(at, column))
       move_unit<kBytes, kPart>(rows[0] < 0 ? nullptr : src + rows[0] + c * column_step_, column);
   } else {
     const DUnits<lane_t<kBytes>> d;
@@ -389,16 +377,10 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
         // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
         // loads would each bring a unit or two, and cost more than moving them
         MEMFMT_KERNEL_PATH("last columns unit by unit");
-        for (dim j = 0; j < nc; ++j, next_column()) {
-          const std::byte* from = src + (c + j) * column_step_;
-          for (dim k = 0; k < nr; ++k) {
-            if (rows[k] >= 0) {
-              move_unit<kBytes, kPart>(from + rows[k], column + k * row_step_);
-            } else {
-              zero_unit<kBytes, kPart>(column + k * row_step_);
-            }
-          }
-        }
+        for (dim j = 0; j < nc; ++j, next_column(at, column))
+          for (dim k = 0; k < nr; ++k)
+            move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + (c + j) * column_step_,
+                                     column + k * row_step_);
         break;
       }
       for (std::size_t k = 0; k < W; ++k) {
@@ -407,7 +389,7 @@ void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, d
         v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step_, nc);
       }
       transpose<kBytes>(d, v);
-      for (dim j = 0; j < nc; ++j, next_column()) store<kBytes, kPart>(d, v[j], column, nr);
+      for (dim j = 0; j < nc; ++j, next_column(at, column)) store<kBytes, kPart>(d, v[j], column, nr);
     }
   }
 }

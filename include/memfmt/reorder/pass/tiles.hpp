@@ -213,9 +213,7 @@ inline void take_outer_rows(nest& n, dim threads = 1) {
   if (n.kind != kernel_kind::tile || n.tile_row_loops == 0) return;
   const dim keep = threads > 1 ? 4 * threads : 1;
   for (int first = n.nloops - n.owned_loops(); first > 0; --first) {
-    dim rows = 1;
-    for (int k = first; k < first + n.tile_row_loops; ++k)
-      rows *= n.loops[k].extent + (k + 1 == first + n.tile_row_loops ? n.zero_tail : 0);
+    const dim rows = n.tile_rows();
     const loop& inner = n.loops[first + n.tile_row_loops - 1];
     const loop& next = n.loops[first - 1];
     if (next.dst_stride != rows * inner.dst_stride || rows * next.extent > tile_rows_max ||
