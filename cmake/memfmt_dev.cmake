@@ -32,8 +32,8 @@ endif()
 option(MEMFMT_COVERAGE "Build tests, examples and tools with coverage counters (clang: llvm-cov, GCC: gcov)" OFF)
 if(MEMFMT_COVERAGE)
   # (the counters are compiled into every target that links memfmt_dev_options, unless
-  # it says MEMFMT_NO_COVERAGE; linking stays the same, for the objects that have them)
-  set(_memfmt_counted "$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_NO_COVERAGE>>>")
+  # it says MEMFMT_UNINSTRUMENTED; linking stays the same, for the objects that have them)
+  set(_memfmt_counted "$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_UNINSTRUMENTED>>>")
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_counted}:-fprofile-instr-generate;-fcoverage-mapping>")
     target_link_options(memfmt_dev_options INTERFACE -fprofile-instr-generate)
@@ -45,12 +45,13 @@ if(MEMFMT_COVERAGE)
   endif()
 endif()
 
-# memfmt_no_coverage(TARGET): compiles TARGET without coverage counters. For the units
-# that compile the kernels once more only to prove something of the build (header-only
-# dispatch, other baselines): the kernels' lines are counted in memfmt_dev_kernels, and
-# instrumenting every kernel again would triple those units' compile time.
-function(memfmt_no_coverage target)
-  set_property(TARGET ${target} PROPERTY MEMFMT_NO_COVERAGE ON)
+# memfmt_uninstrumented(TARGET): compiles TARGET without coverage counters or sanitizer
+# checks (it still links their runtimes). For the units that compile the kernels once
+# more only to prove something of the build (header-only dispatch, other baselines):
+# the kernels' lines are counted, and their memory checked, through memfmt_dev_kernels,
+# and instrumenting every kernel again would triple those units' compile time.
+function(memfmt_uninstrumented target)
+  set_property(TARGET ${target} PROPERTY MEMFMT_UNINSTRUMENTED ON)
 endfunction()
 
 option(MEMFMT_SANITIZE_THREAD "Build tests with ThreadSanitizer (not with MEMFMT_SANITIZE)" OFF)
@@ -67,7 +68,8 @@ if(MEMFMT_SANITIZER_FLAGS)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     message(FATAL_ERROR "the sanitizer options need GCC or clang")
   endif()
-  target_compile_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
+  target_compile_options(memfmt_dev_options INTERFACE
+    "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_UNINSTRUMENTED>>>:${MEMFMT_SANITIZER_FLAGS}>")
   target_link_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
   message(STATUS "memfmt: tests and examples built with ${MEMFMT_SANITIZER_FLAGS}")
 endif()
@@ -101,17 +103,28 @@ elseif(MEMFMT_SANITIZE)
   endif()
   if(memfmt_cpu_flags AND NOT memfmt_cpu_flags MATCHES "avx512bw")
     target_compile_definitions(memfmt_dev_kernels PUBLIC "MEMFMT_KERNEL_TARGETS=HWY_AVX2+HWY_SSE4")
-    message(STATUS "memfmt: no AVX-512 on this CPU: the sanitized kernels are AVX2's, SSE4's and the fallback")
+    message(STATUS "memfmt: no AVX-512 on this CPU: the sanitized kernels are AVX2's and SSE4's")
+  endif()
+  # Nor the fallback (EMU128, for x86 CPUs without SSE4.2, AES and PCLMUL): with SSE4 as
+  # the baseline, Highway compiles no target below it, which spares compiling and
+  # running every kernel a third time. Its vectors have SSE4's width, and the two-stage
+  # conversions it takes instead of the one-pass ones run on SSE4 and AVX2 too (zero
+  # points, sums); the gcc configuration runs its fallback (HWY_SCALAR) in every test.
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
+    target_compile_options(memfmt_dev_options INTERFACE -msse4.2 -mpclmul -maes)
+    message(STATUS "memfmt: sanitized programs built for an SSE4 baseline, without the fallback kernels")
   endif()
 endif()
 
-# Environment for every test that CTest runs in a sanitizer build.
-set(MEMFMT_TEST_ENVIRONMENT "")
+# Environment for every test that CTest runs. OpenMP threads sleep when their region
+# ends instead of spinning (libgomp's default spins a while, libomp's 200 ms): CTest runs
+# as many tests as there are cores, and a spinning thread takes the core of another test.
+set(MEMFMT_TEST_ENVIRONMENT "OMP_WAIT_POLICY=passive")
 if(MEMFMT_SANITIZE_THREAD)
-  set(MEMFMT_TEST_ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
+  list(APPEND MEMFMT_TEST_ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")
 endif()
 if(MEMFMT_SANITIZE)
-  set(MEMFMT_TEST_ENVIRONMENT
+  list(APPEND MEMFMT_TEST_ENVIRONMENT
     "ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1"
     "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"
     "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/sanitizers/lsan.supp")

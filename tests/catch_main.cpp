@@ -1,3 +1,8 @@
-// The one Catch2 main shared by every memfmt test executable.
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// The Catch2 main shared by every memfmt test executable but those of real reorder plans
+// (catch_main_every_target.cpp).
+#include "catch_session.hpp"
+
+int main(int argc, char** argv) {
+  if (const int rc = memfmt_test::catch_apply_command_line(argc, argv); rc != 0) return rc;
+  return memfmt_test::catch_run();
+}

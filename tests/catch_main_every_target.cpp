@@ -5,9 +5,9 @@
 // could not be forced or any run failed.
 //
 // MEMFMT_TEST_TARGET=AVX2 (a Highway target name) runs the session on that target only,
-// to debug one target; MEMFMT_TEST_TARGET=best on the best one the CPU runs.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+// to debug one target; MEMFMT_TEST_TARGET=best on the best one the CPU runs. (Catch2
+// itself is in catch_impl.cpp.)
+#include "catch_session.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -35,8 +35,7 @@ std::vector<std::int64_t> runnable_targets() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Catch::Session session;
-  if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
+  if (const int rc = memfmt_test::catch_apply_command_line(argc, argv); rc != 0) return rc;
 
   const char* only = std::getenv("MEMFMT_TEST_TARGET");
   std::vector<std::int64_t> targets = runnable_targets();
@@ -63,7 +62,7 @@ int main(int argc, char** argv) {
     }
     std::printf("==> memfmt kernels on %s\n", hwy::TargetName(target));
     std::fflush(stdout);
-    if (session.run() != 0) ++failed_runs;
+    if (memfmt_test::catch_run() != 0) ++failed_runs;
     ran += std::string(" ") + hwy::TargetName(target);
   }
   hwy::SetSupportedTargetsForTest(0);
