@@ -105,20 +105,24 @@ elseif(MEMFMT_SANITIZE)
     target_compile_definitions(memfmt_dev_kernels PUBLIC "MEMFMT_KERNEL_TARGETS=HWY_AVX2+HWY_SSE4")
     message(STATUS "memfmt: no AVX-512 on this CPU: the sanitized kernels are AVX2's and SSE4's")
   endif()
-  # Nor the fallback (EMU128, for x86 CPUs without SSE4.2, AES and PCLMUL): with SSE4 as
-  # the baseline, Highway compiles no target below it, which spares compiling and
-  # running every kernel a third time. Its vectors have SSE4's width, and the two-stage
-  # conversions it takes instead of the one-pass ones run on SSE4 and AVX2 too (zero
-  # points, sums); the gcc configuration runs its fallback (HWY_SCALAR) in every test.
-  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
-    target_compile_options(memfmt_dev_options INTERFACE -msse4.2 -mpclmul -maes)
-    message(STATUS "memfmt: sanitized programs built for an SSE4 baseline, without the fallback kernels")
+  # Nor the fallback (EMU128, for x86 CPUs without SSE4.2, AES and PCLMUL) in every
+  # program: with SSE4 as their baseline, Highway compiles no target below it, which
+  # spares compiling every kernel a third time and running every real plan on it. The
+  # fallback's kernels are checked by reorder.kernel.kernels_fallback, the kernel tests
+  # built for the baseline of x86-64 (a target with MEMFMT_FALLBACK_KERNELS).
+  set(MEMFMT_SANITIZE_SSE4_BASELINE OFF)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64" AND memfmt_cpu_flags MATCHES " sse4_2 "
+     AND memfmt_cpu_flags MATCHES " pclmulqdq " AND memfmt_cpu_flags MATCHES " aes ")
+    set(MEMFMT_SANITIZE_SSE4_BASELINE ON)
+    target_compile_options(memfmt_dev_options INTERFACE
+      "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_FALLBACK_KERNELS>>>:-msse4.2;-mpclmul;-maes>")
+    message(STATUS "memfmt: sanitized programs built for an SSE4 baseline; the fallback kernels in their own test")
   endif()
 endif()
 
 # Environment for every test that CTest runs. OpenMP threads sleep when their region
-# ends instead of spinning (libgomp's default spins a while, libomp's 200 ms): CTest runs
-# as many tests as there are cores, and a spinning thread takes the core of another test.
+# ends instead of spinning a while: CTest runs as many tests as there are cores, and a
+# spinning thread takes the core of another test.
 set(MEMFMT_TEST_ENVIRONMENT "OMP_WAIT_POLICY=passive")
 if(MEMFMT_SANITIZE_THREAD)
   list(APPEND MEMFMT_TEST_ENVIRONMENT "TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1")

@@ -1,7 +1,7 @@
 // The Catch2 main of the tests that run real reorder plans (memfmt_add_test(... EVERY_TARGET)):
 // the whole test session runs once per kernel target that was compiled and that this CPU
 // supports, each forced with hwy::SetSupportedTargetsForTest, the fallback (EMU128 or
-// SCALAR) included. It prints the targets that ran and fails when a supported target
+// SCALAR) included where it was compiled. It prints the targets that ran and fails when a supported target
 // could not be forced or any run failed.
 //
 // MEMFMT_TEST_TARGET=AVX2 (a Highway target name) runs the session on that target only,

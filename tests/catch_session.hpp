@@ -8,7 +8,7 @@ namespace memfmt_test {
 /// @pre called once, before catch_run
 int catch_apply_command_line(int argc, char** argv);
 
-/// Runs the session's tests: 0 when all passed, else the number failed (at most 255).
+/// Runs the session's tests: 0 when all passed, else not 0.
 int catch_run();
 
 }  // namespace memfmt_test

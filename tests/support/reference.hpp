@@ -67,8 +67,8 @@ dim scale_index(const dims& extents, const dims& index, const Q& s) {
 // Bytes from the data handle to the end of the last element or padding element of `d`
 // (views included, whose get_size() is 0 as in oneDNN). An offset is a sum of one term
 // per dim, so its largest value is the first element's plus the largest step of each dim
-// on its own: a walk along each dim, not over every index (which took most of the
-// reorder tests' time); small descriptors are also walked index by index, and must agree.
+// on its own: a walk along each dim, not over every index; small descriptors are also
+// walked index by index, and must agree.
 inline std::size_t bytes_spanned(const desc& d) {
   const dims padded = d.get_padded_dims();
   for (dim e : padded)
@@ -81,7 +81,7 @@ inline std::size_t bytes_spanned(const desc& d) {
     dim longest = 0;
     for (at[k] = 0; at[k] < padded[k]; ++at[k]) longest = std::max(longest, memfmt::detail::padded_offset(d, at) - first);
     last += longest;
-    volume *= padded[k];
+    volume = volume > 4096 ? volume : volume * padded[k];
   }
   if (volume <= 4096) {
     dim walked = -1;

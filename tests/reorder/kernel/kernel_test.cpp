@@ -1542,7 +1542,7 @@ TEST_CASE("every kernel kind with buffers that start anywhere in a line, element
     tc.dst_line_offset = offsets[rng() % std::size(offsets)];
   }
   const paths_by_kernel ran = check_cases(cases, x86_simd);
-  if ((hwy::SupportedTargets() & x86_simd) != 0) CHECK(!ran.empty());
+  if ((hwy::SupportedTargets() & memfmt::detail::kernel_targets_compiled() & x86_simd) != 0) CHECK(!ran.empty());
 }
 
 TEST_CASE("a kind whose stride contract does not hold still runs correctly", "[kernel]") {

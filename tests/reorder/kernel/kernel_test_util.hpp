@@ -130,7 +130,7 @@ inline void run_in_chunks(const nest& n, const void* src, void* dst, std::mt1993
 
 /// Random bits, mixed with values that exercise rounding, saturation and specials.
 inline void fill_random(std::vector<std::byte>& buf, data_type dt, std::mt19937_64& rng) {
-  // (8 bytes per draw: a draw per byte was half of the kernel tests' time)
+  // (8 bytes per draw: the draws are most of the time of large cases)
   for (std::size_t k = 0; k < buf.size(); k += 8) {
     const std::uint64_t bits = rng();
     std::memcpy(buf.data() + k, &bits, std::min<std::size_t>(8, buf.size() - k));
