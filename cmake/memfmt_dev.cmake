@@ -29,16 +29,18 @@ endif()
 # MEMFMT_COVERAGE: coverage counters in everything CTest runs: with clang, source-based
 # coverage (llvm-cov; cheap enough for the asan configuration of CI), with GCC, gcov
 # counters (gcovr; atomic, as reorders run on several threads: much slower).
+# Whether the target being compiled takes coverage counters and sanitizer checks: every
+# target that links memfmt_dev_options, unless it says MEMFMT_UNINSTRUMENTED (see
+# memfmt_uninstrumented). Linking stays the same, for the objects that have them.
+set(_memfmt_instrumented "$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_UNINSTRUMENTED>>>")
+
 option(MEMFMT_COVERAGE "Build tests, examples and tools with coverage counters (clang: llvm-cov, GCC: gcov)" OFF)
 if(MEMFMT_COVERAGE)
-  # (the counters are compiled into every target that links memfmt_dev_options, unless
-  # it says MEMFMT_UNINSTRUMENTED; linking stays the same, for the objects that have them)
-  set(_memfmt_counted "$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_UNINSTRUMENTED>>>")
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_counted}:-fprofile-instr-generate;-fcoverage-mapping>")
+    target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_instrumented}:-fprofile-instr-generate;-fcoverage-mapping>")
     target_link_options(memfmt_dev_options INTERFACE -fprofile-instr-generate)
   elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_counted}:--coverage;-fprofile-update=atomic>")
+    target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_instrumented}:--coverage;-fprofile-update=atomic>")
     target_link_options(memfmt_dev_options INTERFACE --coverage)
   else()
     message(FATAL_ERROR "MEMFMT_COVERAGE needs clang or GCC")
@@ -68,8 +70,7 @@ if(MEMFMT_SANITIZER_FLAGS)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     message(FATAL_ERROR "the sanitizer options need GCC or clang")
   endif()
-  target_compile_options(memfmt_dev_options INTERFACE
-    "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:MEMFMT_UNINSTRUMENTED>>>:${MEMFMT_SANITIZER_FLAGS}>")
+  target_compile_options(memfmt_dev_options INTERFACE "$<${_memfmt_instrumented}:${MEMFMT_SANITIZER_FLAGS}>")
   target_link_options(memfmt_dev_options INTERFACE ${MEMFMT_SANITIZER_FLAGS})
   message(STATUS "memfmt: tests and examples built with ${MEMFMT_SANITIZER_FLAGS}")
 endif()
