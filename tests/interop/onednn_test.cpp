@@ -137,10 +137,11 @@ std::string show(const dims& d) {
 /// The instruction sets oneDNN may use in this program, capped in static initialisation,
 /// before oneDNN generates any code. oneDNN's int8 convolutions on CPUs with s8 x s8 dot
 /// products (AVX-VNNI-INT8, AMX) need no s8s8 compensation; below those, every x86 int8
-/// kernel asks for it. oneDNN 3.x packs RNN weights (format_kind::opaque) only where its
-/// brgemm RNN kernels do not run, below AVX.
+/// kernel asks for it. Both versions pack RNN weights (format_kind::rnn_packed in 2.6,
+/// opaque in 3.x) only where their brgemm RNN kernels do not run: in 2.6 those take int8
+/// from AVX-512 VNNI on, in 3.x from AVX on.
 const dnnl::status isa_capped =
-    dnnl::set_max_cpu_isa(MEMFMT_ONEDNN_V3 ? dnnl::cpu_isa::sse41 : dnnl::cpu_isa::avx512_core_vnni);
+    dnnl::set_max_cpu_isa(MEMFMT_ONEDNN_V3 ? dnnl::cpu_isa::sse41 : dnnl::cpu_isa::avx512_core);
 
 }  // namespace
 

@@ -7,9 +7,9 @@
 //   midpoint that rounds to the midpoint in f16 then goes to the even neighbour
 //   (1 + 2^-3 + 2^-15 -> 1.0 in E5M2, where the value rounded once is 1.25). memfmt
 //   rounds once. Let through only where oneDNN's result is the double rounding's.
-// - oneDNN reads the f8 pattern -0 as +0 and writes +0 for -0 (and now and then for
-//   a negative value that rounds to zero); memfmt keeps the sign, as IEEE 754
-//   conversions do.
+// - oneDNN reads the f8 pattern -0 as +0 and, depending on the code it runs on the CPU,
+//   writes +0 for -0 (and now and then for a negative value that rounds
+//   to zero); memfmt keeps the sign, as IEEE 754 conversions do.
 // - NaN: any NaN pattern on both sides counts as equal (memfmt keeps the sign).
 
 #include <catch2/catch.hpp>
@@ -134,10 +134,10 @@ TEST_CASE("f32 -> f8 equals oneDNN 3.x but for its known differences", "[convert
   WARN("E5M2: " << e5.equal << " equal, " << e5.double_rounded << " double-rounded by oneDNN, " << e5.zero_sign
                 << " zero signs; E4M3: " << e4.equal << " equal, " << e4.double_rounded << " double-rounded, "
                 << e4.zero_sign << " zero signs");
-  // the comparison means something: nearly all equal, and each difference seen
+  // the comparison means something: nearly all equal, and the double rounding seen
+  // (the sign of zero differs on some CPUs only)
   CHECK(e5.equal > e5.total / 100 * 99);
   CHECK(e4.equal > e4.total / 100 * 99);
   CHECK(e5.double_rounded > 0);
   CHECK(e4.double_rounded > 0);
-  CHECK(e5.zero_sign > 0);
 }
