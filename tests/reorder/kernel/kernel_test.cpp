@@ -757,6 +757,39 @@ TEST_CASE("transposes of many small blocks (nchw <-> nChw16c with few pixels) on
   require_paths(ran, avx512 | HWY_AVX2, {"small blocks"});
 }
 
+TEST_CASE("transposes of small blocks under two outer loops (OIhw16o16i -> oihw: 9 x 16 per block of input "
+          "channels per output channel), cut anywhere, on every target equal the reference",
+          "[kernel]") {
+  // The kernel walks the innermost outer loop itself, a run at a time (a cut ends a run
+  // early); the loop around it moves the runs. Blocks of 1 to 17 rows by 16 or 4 packed
+  // columns (the latter by interleaved loads), runs of 3 blocks, the outer loop's steps a
+  // few elements past the runs'.
+  std::mt19937_64 rng(47);
+  std::vector<test_case> cases;
+  for (const data_type t : {data_type::f32, data_type::bf16}) {
+    for (dim rows = 1; rows <= 17; ++rows) {
+      for (const dim cols : {dim{4}, dim{16}}) {
+        const dim runs = 5, run = 3;
+        test_case tc = block_transpose_case(t, t, rows, cols, cols, rows, false, rng, run);
+        nest& n = tc.n;
+        const loop inner = n.loops[0];
+        const dim src_step = run * inner.src_stride + 3, dst_step = run * inner.dst_stride + 2;
+        for (int k = n.nloops; k-- > 0;) n.loops[k + 1] = n.loops[k];
+        ++n.nloops;
+        n.loops[0] = loop{runs, src_step, dst_step, 0};
+        const std::size_t size = memfmt::data_type_size(t);
+        tc.src.resize(static_cast<std::size_t>(runs * src_step) * size);
+        fill_random(tc.src, t, rng);
+        tc.dst_init.resize(static_cast<std::size_t>(runs * dst_step) * size);
+        fill_random(tc.dst_init, t, rng);
+        cases.push_back(std::move(tc));
+      }
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, avx512 | HWY_AVX2, {"small blocks", "interleaved loads"});
+}
+
 TEST_CASE("transposes of many blocks a line wide and a few tiles long (nchw <-> nChw16c with 3 x 3 to 8 x 8 pixels) "
           "on every target equal the reference",
           "[kernel]") {

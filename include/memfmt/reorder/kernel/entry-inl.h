@@ -53,18 +53,29 @@ class outer_walk {
     }
   }
 
-  /// Whether the kernel may walk the iterations itself, as one loop: the nest has one
-  /// outer loop.
-  bool one_outer_loop() const { return n_.nloops == n_.owned_loops() + 1; }
+  /// Whether the nest has an outer loop, which the kernel may walk itself (runs).
+  bool has_outer_loop() const { return n_.nloops > owned_; }
 
-  /// Calls body(src, dst, scales, share): `share` is this walk's part of the one outer
-  /// loop, starting where the pointers are.
-  /// @pre one_outer_loop()
+  /// Whether it has exactly one.
+  bool one_outer_loop() const { return n_.nloops == owned_ + 1; }
+
+  /// Calls body(src, dst, scales, run) for each run of the innermost outer loop in this
+  /// walk's iterations: `run` is that loop cut to the iterations the run covers, starting
+  /// where the pointers are (one call for the whole walk when the nest has one outer
+  /// loop). The kernel then walks it, choosing once for all its iterations.
+  /// @pre has_outer_loop(); the nest writes no zero tails, or the kernel writes them
   template <class Body>
-  void share(Body&& body) const {
-    const loop& L = n_.loops[0];
-    body(src_ + cursor_.src * ssz_, dst_ + cursor_.dst * dsz_, scales_at(cursor_.scale),
-         loop{end_ - begin_, L.src_stride, L.dst_stride, L.scale_stride});
+  void runs(Body&& body) {
+    const int last = n_.nloops - owned_ - 1;
+    const loop& L = n_.loops[last];
+    for (dim it = begin_; it < end_;) {
+      const dim left = L.extent - cursor_.index[last];
+      const dim count = end_ - it < left ? end_ - it : left;
+      body(src_ + cursor_.src * ssz_, dst_ + cursor_.dst * dsz_, scales_at(cursor_.scale),
+           loop{count, L.src_stride, L.dst_stride, L.scale_stride});
+      it += count;
+      cursor_.skip(count);
+    }
   }
 
   dim dst_size() const { return dsz_; }
@@ -133,7 +144,7 @@ inline void run_copy(const nest& n, outer_walk& walk) {
   if (walk.one_outer_loop()) {
     // the kernel walks this share of the outer loop too, in one call (a call per iteration
     // is measurably slower for short rows: ab -> BA16a64b)
-    walk.share([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& share) {
+    walk.runs([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& share) {
       if (n.owned_loops() == 2) {
         kernel.rows(sp, dp, scales, share, J, inner);
       } else {
@@ -154,10 +165,11 @@ inline void run_transpose(const nest& n, outer_walk& walk) {
   const transpose_kernel kernel(n);
   const bool writes_tails = kernel.completes_tails(J, inner, C);
   if (writes_tails) MEMFMT_KERNEL_PATH("tiles write the zeros after rows");
-  if (walk.one_outer_loop() && (n.zero_tail == 0 || writes_tails)) {
-    // the kernel walks this share of the outer loop, choosing once for all its blocks
-    walk.share([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& share) {
-      kernel.blocks(sp, dp, scales, share, J, inner, C);
+  if (walk.has_outer_loop() && (n.zero_tail == 0 || writes_tails)) {
+    // the kernel walks the innermost outer loop, choosing once for all its blocks (blocks
+    // of a tile or less, OIhw16o16i -> oihw's 9 x 16, go inline one after the other)
+    walk.runs([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& run) {
+      kernel.blocks(sp, dp, scales, run, J, inner, C);
     });
     return;
   }

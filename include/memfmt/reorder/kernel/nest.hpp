@@ -333,6 +333,17 @@ struct outer_cursor {
       scale -= (l.extent - 1) * l.scale_stride;
     }
   }
+
+  /// Moves `count` outer iterations on, the innermost outer loop's last one at most.
+  /// @pre nouter > 0, 0 < count <= loops[nouter - 1].extent - index[nouter - 1]
+  constexpr void skip(dim count) {
+    const loop& l = loops[nouter - 1];
+    index[nouter - 1] += count - 1;
+    src += (count - 1) * l.src_stride;
+    dst += (count - 1) * l.dst_stride;
+    scale += (count - 1) * l.scale_stride;
+    next();
+  }
 };
 
 }  // namespace memfmt::detail
