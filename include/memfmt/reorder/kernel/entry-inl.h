@@ -56,9 +56,6 @@ class outer_walk {
   /// Whether the nest has an outer loop, which the kernel may walk itself (runs).
   bool has_outer_loop() const { return n_.nloops > owned_; }
 
-  /// Whether it has exactly one.
-  bool one_outer_loop() const { return n_.nloops == owned_ + 1; }
-
   /// Calls body(src, dst, scales, run) for each run of the innermost outer loop in this
   /// walk's iterations: `run` is that loop cut to the iterations the run covers, starting
   /// where the pointers are (one call for the whole walk when the nest has one outer
@@ -141,14 +138,14 @@ inline void run_copy(const nest& n, outer_walk& walk) {
   }
   const loop& J = n.loops[n.nloops - 2];
   const loop K = owned_loop(n, 2);
-  if (walk.one_outer_loop()) {
-    // the kernel walks this share of the outer loop too, in one call (a call per iteration
+  if (walk.has_outer_loop()) {
+    // the kernel walks the innermost outer loop too, a run per call (a call per iteration
     // is measurably slower for short rows: ab -> BA16a64b)
-    walk.runs([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& share) {
+    walk.runs([&](const std::byte* sp, std::byte* dp, const float* scales, const loop& run) {
       if (n.owned_loops() == 2) {
-        kernel.rows(sp, dp, scales, share, J, inner);
+        kernel.rows(sp, dp, scales, run, J, inner);
       } else {
-        kernel.rows(sp, dp, scales, K, J, inner, share);
+        kernel.rows(sp, dp, scales, K, J, inner, run);
       }
     });
     return;
