@@ -136,7 +136,7 @@ inline void run_copy(const nest& n, outer_walk& walk) {
     }, true);
     return;
   }
-  const loop& J = n.loops[n.nloops - 2];
+  const loop J = owned_loop(n, 1);
   const loop K = owned_loop(n, 2);
   if (walk.has_outer_loop()) {
     // the kernel walks the innermost outer loop too, a run per call (a call per iteration
@@ -157,7 +157,7 @@ inline void run_copy(const nest& n, outer_walk& walk) {
 /// @pre meets_contract(n)
 inline void run_transpose(const nest& n, outer_walk& walk) {
   const loop inner = innermost(n);
-  const loop& J = n.loops[n.nloops - 2];
+  const loop J = owned_loop(n, 1);
   const loop C = owned_loop(n, 2);
   const transpose_kernel kernel(n);
   const bool writes_tails = kernel.completes_tails(J, inner, C);

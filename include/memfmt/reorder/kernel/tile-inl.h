@@ -153,6 +153,9 @@ class tile_kernel {
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
   template <std::size_t kBytes, std::size_t kPart>
   void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
+  /// tiles() with `column(c)`: the byte offset of column c in dst.
+  template <std::size_t kBytes, std::size_t kPart, class Column>
+  HWY_INLINE void tiles_at(const std::byte* src, std::byte* dst, const dim* rows, dim nr, Column column) const;
 
   /// The tiles of W rows at source byte offsets `rows` (none of zeros), over all columns,
   /// of whole units.
@@ -361,35 +364,54 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
+  if (one_column_loop_) return tiles_at<kBytes, kPart>(src, dst, rows, nr, [step = col_step_[0]](dim c) { return c * step; });
+  if (column_table_) return tiles_at<kBytes, kPart>(src, dst, rows, nr, [table = col_dst_](dim c) { return table[c]; });
+  const dim e0 = col_extent_[0], e1 = col_extent_[1], s0 = col_step_[0], s1 = col_step_[1], s2 = col_step_[2];
+  tiles_at<kBytes, kPart>(src, dst, rows, nr, [=](dim c) { return c % e0 * s0 + c / e0 % e1 * s1 + c / e0 / e1 * s2; });
+}
+
+template <std::size_t kBytes, std::size_t kPart, class Column>
+HWY_INLINE void tile_kernel::tiles_at(const std::byte* src, std::byte* dst, const dim* rows, dim nr,
+                                      Column column) const {
   constexpr std::size_t W = tile_w<kBytes>;
-  // the destination of column c, walked column by column
-  dim at[max_column_loops] = {};
-  std::byte* column = dst;
+  // (the members the loops use, in locals: a store may alias anything, so that the
+  // loops would read members again after each)
+  const dim cols = cols_, column_step = column_step_, row_step = row_step_;
+  const bool stream = stream_;
   if constexpr (W == 1) {
-    for (dim c = 0; c < cols_; ++c, next_column(at, column))
-      move_unit<kBytes, kPart>(rows[0] < 0 ? nullptr : src + rows[0] + c * column_step_, column);
+    for (dim c = 0; c < cols; ++c)
+      move_unit<kBytes, kPart>(rows[0] < 0 ? nullptr : src + rows[0] + c * column_step, dst + column(c));
   } else {
     const DUnits<lane_t<kBytes>> d;
     hn::Vec<DUnits<lane_t<kBytes>>> v[W];
-    for (dim c = 0; c < cols_; c += static_cast<dim>(W)) {
-      const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
+    for (dim c = 0; c < cols; c += static_cast<dim>(W)) {
+      const dim nc = cols - c < static_cast<dim>(W) ? cols - c : static_cast<dim>(W);
       if (4 * nc <= static_cast<dim>(W)) {
         // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
         // loads would each bring a unit or two, and cost more than moving them
         MEMFMT_KERNEL_PATH("last columns unit by unit");
-        for (dim j = 0; j < nc; ++j, next_column(at, column))
+        for (dim j = c; j < cols; ++j)
           for (dim k = 0; k < nr; ++k)
-            move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + (c + j) * column_step_,
-                                     column + k * row_step_);
+            move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + j * column_step,
+                                     dst + column(j) + k * row_step);
         break;
       }
       for (std::size_t k = 0; k < W; ++k) {
         // (rows of zeros: padding; rows past the last: transposed, never stored)
         const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
-        v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step_, nc);
+        v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step, nc);
       }
       transpose<kBytes>(d, v);
-      for (dim j = 0; j < nc; ++j, next_column(at, column)) store<kBytes, kPart>(d, v[j], column, nr);
+      MEMFMT_UNROLL
+      for (std::size_t j = 0; j < W; ++j) {
+        if (static_cast<dim>(j) >= nc) break;
+        std::byte* to = dst + column(c + static_cast<dim>(j));
+        if constexpr (kPart == kBytes) {
+          store_units<kBytes>(d, v[j], to, nr, stream);
+        } else {
+          store<kBytes, kPart>(d, v[j], to, nr);
+        }
+      }
     }
   }
 }
