@@ -240,6 +240,22 @@ void scale_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
   const VF alpha = hn::Set(df, p.cvt->alpha);
   const bool stream = p.stream;
   const dim gap = p.cvt->zero_point_tables;
+  const auto N = static_cast<dim>(hn::Lanes(df));
+  if (gap == 0 && p.row_scale_stride == 0 && n % N == 0 && n <= 4 * N) {
+    // rows of a few whole vectors with the same scales (a scale per column of blocks of
+    // 16 columns: ab -> AB16a16b): the factors once, then a load, a product and a store
+    // per vector
+    MEMFMT_KERNEL_PATH("rows of whole vectors, the same scales");
+    VF m[4];
+    for (dim k = 0; k < n / N; ++k) m[k] = hn::Mul(alpha, hn::LoadU(df, p.scales + k * N));
+    for (dim r = 0; r < rows; ++r) {
+      const float* xr = x + r * x_step;
+      auto* d = static_cast<std::byte*>(dst) + r * dst_step;
+      for (dim k = 0; k < n / N; ++k)
+        store_f32<D>(no_contract_v(hn::Mul(m[k], hn::LoadU(df, xr + k * N))), d + k * N * size, stream);
+    }
+    return;
+  }
   for (dim r = 0; r < rows; ++r) {
     const float* xr = x + r * x_step;
     const float* scales = p.scales + r * p.row_scale_stride;
@@ -250,7 +266,6 @@ void scale_rows(const float* x, dim x_step, void* dst, dim dst_step, dim n, dim 
       v = no_contract_v(hn::Mul(hn::Mul(alpha, scale), v));
       return gap != 0 ? add_zero_point(v, load_scales(scales + 2 * gap, 1, at, count)) : v;
     };
-    const auto N = static_cast<dim>(hn::Lanes(df));
     const auto load = [&](dim at) { return convert(hn::LoadU(df, xr + at), hn::LoadU(df, scales + at), at, N); };
     const dim k = store_row_vectors<D, true>(load, d, n, stream);
     if (k < n) {
