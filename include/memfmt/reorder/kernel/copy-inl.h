@@ -119,24 +119,20 @@ struct copy_kernel {
   /// Plain rows of a size `fixed` copies, `repeat`ed.
   void fixed_rows(copy_fixed_rows_fn fixed, const std::byte* src, std::byte* dst, const row_walk& w,
                   const walk_repeat& repeat) const {
-    if (!stream && w.outer > 1 && w.outer <= nest::few_rows && w.inner > 1 && w.dst_inner > w.dst_outer &&
-        w.src_inner < w.src_outer && w.dst_outer <= 256) {
-      // Rows a few lines apart at most along the outer loop, further along the inner one,
-      // which walks the source in order (AB16a16b -> ab: a block's 16 rows, then the next
-      // block's): along the outer loop instead, the destination goes in order, each
-      // store finishing the line the last one began, and the source in few streams
-      // (few_rows at most: more, from memory, outrun the prefetchers).
-      MEMFMT_KERNEL_PATH("fixed rows, destination order");
-      const row_walk across{w.inner, w.outer, w.src_inner, w.src_outer, w.dst_inner, w.dst_outer};
-      return fixed(src, dst, across, stream, repeat);
-    }
-    if (!stream && w.dst_inner % 2048 == 0 && w.dst_outer < w.dst_inner && w.outer > 1 && w.inner >= 8) {
-      // In cache, destination rows a multiple of 2 KiB apart share one or two L1 sets:
-      // walked along them, each outer step evicts the lines the last one left partly
-      // written. Along the outer loop instead, the destination goes in order (nChw16c
-      // -> nhwc, rows 2 KiB apart: about three times as fast). (From memory, the source
-      // goes in order, and the destination's lines stream: ab -> BA16a64b lost a third
-      // walked the other way.)
+    // In cache, along the outer loop inside, the destination goes in order:
+    // - rows a few lines apart at most along the outer loop, further along the inner one,
+    //   which walks the source in order (AB16a16b -> ab: a block's 16 rows, then the next
+    //   block's): each store finishes the line the last one began, and the source goes in
+    //   few streams (few_rows at most: more, from memory, outrun the prefetchers);
+    // - rows a multiple of 2 KiB apart along the inner loop, which share one or two L1
+    //   sets: walked along them, each outer step evicts the lines the last one left
+    //   partly written (nChw16c -> nhwc, rows 2 KiB apart: about three times as fast).
+    // (From memory, streamed, the source goes in order, and the destination's lines
+    // stream: ab -> BA16a64b lost a third walked the other way.)
+    const bool few_near_runs = w.outer <= nest::few_rows && w.inner > 1 && w.dst_inner > w.dst_outer &&
+                               w.src_inner < w.src_outer && w.dst_outer <= 256;
+    const bool sets_shared = w.dst_inner % 2048 == 0 && w.dst_outer < w.dst_inner && w.inner >= 8;
+    if (!stream && w.outer > 1 && (few_near_runs || sets_shared)) {
       MEMFMT_KERNEL_PATH("fixed rows, destination order");
       const row_walk across{w.inner, w.outer, w.src_inner, w.src_outer, w.dst_inner, w.dst_outer};
       return fixed(src, dst, across, stream, repeat);
