@@ -195,13 +195,13 @@ struct transpose_kernel : transpose_converting {
       // of at most two tiles of at most 8192 elements (the source in L1). Against a block
       // transpose per block, two to four times as fast for blocks of a tile or less (and
       // than interleaved stores for 2 x 2 pixels); larger blocks lost, and so did blocks
-      // of several 16-lane masked tiles. Rows of 2 to 4 packed source columns are left to
-      // interleaved loads, a fifth faster (BA16b4a -> ab).
+      // of several 16-lane masked tiles. A vector of rows or more of 2 to 4 packed source
+      // columns is left to interleaved loads, a fifth faster (BA16b4a -> ab).
       if constexpr (exact_masked_rows<4> && tile_lanes >= 8) {
         constexpr auto W = static_cast<dim>(tile_lanes);
         const bool small = W < 16 ? (J.extent <= 2 * W || I.extent <= 2 * W) && J.extent * I.extent <= 8192
                                   : J.extent <= W && I.extent <= W;
-        const bool packed_columns = I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent;
+        const bool packed_columns = I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent && J.extent >= W;
         if (dst_size == 4 && C.extent == 1 && small && !packed_columns && spare == 0 && !stream) {
           transpose_small_blocks<tile_lanes>(src, J.src_stride * 4, L.src_stride * 4, dst, I.dst_stride * 4,
                                              L.dst_stride * 4, J.extent, I.extent, L.extent);
