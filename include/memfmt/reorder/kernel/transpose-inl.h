@@ -56,6 +56,11 @@ struct transpose_kernel : transpose_converting {
     }
   }
 
+  /// Whether the block's source rows are 2 to 4 columns, back to back (interleaved loads).
+  static bool packed_source_columns(const loop& J, const loop& I) {
+    return I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent;
+  }
+
   /// A block 2, 3 or 4 wide on a packed side, with interleaved stores or loads;
   /// false when the block is not such a block.
   bool narrow(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {
@@ -91,7 +96,7 @@ struct transpose_kernel : transpose_converting {
     }
     // Few source columns, packed: src[j * m + i].
     const dim mi = I.extent;
-    if (mi >= 2 && mi <= 4 && J.src_stride == mi) {
+    if (packed_source_columns(J, I)) {
       MEMFMT_KERNEL_PATH("interleaved loads");
       dim done = 0;
       if (plain) {
@@ -201,7 +206,7 @@ struct transpose_kernel : transpose_converting {
         constexpr auto W = static_cast<dim>(tile_lanes);
         const bool small = W < 16 ? (J.extent <= 2 * W || I.extent <= 2 * W) && J.extent * I.extent <= 8192
                                   : J.extent <= W && I.extent <= W;
-        const bool packed_columns = I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent && J.extent >= W;
+        const bool packed_columns = packed_source_columns(J, I) && J.extent >= W;
         if (dst_size == 4 && C.extent == 1 && small && !packed_columns && spare == 0 && !stream) {
           transpose_small_blocks<tile_lanes>(src, J.src_stride * 4, L.src_stride * 4, dst, I.dst_stride * 4,
                                              L.dst_stride * 4, J.extent, I.extent, L.extent);
