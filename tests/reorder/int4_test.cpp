@@ -294,6 +294,68 @@ TEST_CASE("grouped scales, zero points and a sum into u4 and s4, as docs/reorder
     }
 }
 
+TEST_CASE("large weights a region at a time: grouped scales, zero points, a sum, threads, and back") {
+  // oi weights, one scale per output channel and 128 input channels (one scale with a sum,
+  // which takes per-index scales element by element), a zero point; large enough that the
+  // reorder on bytes runs in regions (pass/chunks.hpp), whose plan says so
+  const dims shape{512, 384};
+  std::mt19937 rng(13);
+  std::vector<float> w(512 * 384), scales(512 * 3);
+  std::uniform_real_distribution<float> real(-9.f, 9.f);
+  for (float& x : w) x = real(rng);
+  for (float& x : scales) x = std::ldexp(1.f, static_cast<int>(rng() % 4) - 1);  // 0.5 .. 4: exact quotients
+  const memfmt::scales grouped{0b11, scales, {1, 128}};
+  const desc f(shape, data_type::f32, "ab");
+  int regions = 0;
+  for (const data_type q : {data_type::u4, data_type::s4})
+    for (const char* tag : {"BA16a64b4a", "AB16b16a", "ab", "ba"})
+      for (const float beta : {0.f, 1.f})
+        for (const int threads : {1, 2}) {
+          INFO(to_string(q) << " " << tag << " beta " << beta << ", threads " << threads);
+          const desc d(shape, q, tag);
+          const int zp = q == data_type::u4 ? 8 : 1;
+          reorder_attr attr;
+          attr.threads = threads;
+          attr.dst_scales = beta == 0.f ? grouped : memfmt::scales{0, {2.f}};
+          attr.dst_zero_points = memfmt::zero_points::common(zp);
+          attr.sum_beta = beta;
+          std::vector<unsigned char> out(d.get_size() + 1);
+          for (unsigned char& b : out) b = static_cast<unsigned char>(rng());
+          const std::vector<unsigned char> old = out;
+          const reorder pack(f, d, attr);
+          regions += pack.plan_str().find("regions") != std::string::npos;
+          pack.execute(w.data(), out.data());
+          CHECK(out.back() == old.back());  // nothing past the tensor
+          dim wrong = 0;
+          for_each_index(shape, [&](const dims& i) {
+            const float t = beta == 0.f ? scales[static_cast<std::size_t>(i[0] * 3 + i[1] / 128)] : 2.f;
+            float x = static_cast<float>(1.0 / t) * w[static_cast<std::size_t>(i[0] * 384 + i[1])];
+            if (beta != 0.f)
+              x = x + static_cast<float>(beta / t) * (static_cast<float>(int4_at(q, old, d.offset(i))) - static_cast<float>(zp));
+            x = x + static_cast<float>(zp);
+            wrong += int4_at(q, out, d.offset(i)) != stored_int4(q, x);
+          });
+          CHECK(wrong == 0);
+          // and back to f32: s * (v - zp), exact in f32
+          reorder_attr back_attr;
+          back_attr.threads = threads;
+          back_attr.src_scales = grouped;
+          back_attr.src_zero_points = memfmt::zero_points::common(zp);
+          const reorder unpack(d, f, back_attr);
+          regions += unpack.plan_str().find("regions") != std::string::npos;
+          std::vector<float> back(w.size() + 1, -1.f);
+          unpack.execute(out.data(), back.data());
+          CHECK(back.back() == -1.f);
+          wrong = 0;
+          for_each_index(shape, [&](const dims& i) {
+            const float t = scales[static_cast<std::size_t>(i[0] * 3 + i[1] / 128)];
+            wrong += back[static_cast<std::size_t>(i[0] * 384 + i[1])] != t * static_cast<float>(int4_at(q, out, d.offset(i)) - zp);
+          });
+          CHECK(wrong == 0);
+        }
+  CHECK(regions >= 40);  // (every packing and some unpackings: the regions were tested)
+}
+
 TEST_CASE("s4 and u4 descriptors: sizes in half bytes, the strides and views oneDNN allows") {
   CHECK(desc({9}, data_type::s4, "a").get_size() == 5);  // the last byte half used
   CHECK(desc({2, 19, 3, 3}, data_type::u4, "OIhw16i16o").get_size() == 32 * 16 * 9 / 2);

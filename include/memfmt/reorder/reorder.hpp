@@ -22,6 +22,7 @@
 #include "memfmt/memory/memory.hpp"
 #include "memfmt/reorder/attr.hpp"
 #include "memfmt/reorder/kernel/highway_config.hpp"
+#include "memfmt/reorder/pass/chunks.hpp"
 #include "memfmt/reorder/placed_nest.hpp"
 
 // Reorders run on OpenMP threads in a program compiled with OpenMP (-fopenmp), as its
@@ -69,6 +70,11 @@ class reorder {
   /// Reorders whose source and destination together are smaller run on one thread
   /// (see execute).
   static constexpr std::size_t serial_bytes = 64 << 10;
+
+  /// Reorders of s4 or u4 run on bytes a region of this many of them at a time where
+  /// their plan allows it (pass/chunks.hpp): the region and what it comes from or goes
+  /// to stay in the cache.
+  static constexpr dim packed_chunk = dim{1} << 16;
 
   /// Plans the reorder.
   /// @throws error when the descriptors differ in dims, are not concrete, the destination
@@ -166,6 +172,11 @@ class reorder {
 
   void run_ready(const ready_nest& r, dim begin, dim end) const;
 
+  /// Iterations [begin, end) of the shared loops of a group of `size` nests (a nest alone,
+  /// a fused pair, or a staged pair: `staged`) whose shared loops have `shared` iterations.
+  void run_group(const std::array<ready_nest, max_fused>& group, std::size_t size, bool staged, dim shared, dim begin,
+                 dim end) const;
+
   /// Iterations [begin, end) of a staged pair's shared loops (see pass/stage.hpp): in each, the
   /// first stage fills this thread's scratch and the second empties it.
   void run_staged(std::array<ready_nest, max_fused> pair, dim shared, dim begin, dim end) const;
@@ -186,6 +197,9 @@ class reorder {
   void plan_unpacked();
 
   void execute_unpacked(const unsigned char* src, unsigned char* dst, const parallel_for_fn& parallel_for) const;
+
+  /// The same a chunk of the packed side at a time (chunks_), through a scratch of a chunk.
+  void execute_chunks(const unsigned char* src, unsigned char* dst, const parallel_for_fn& parallel_for) const;
 
   /// The descriptor and the data of a tensor object, errors said to be the `role`'s.
   template <memory_like T>
@@ -324,6 +338,8 @@ class reorder {
   /// With s4 or u4: the reorder on bytes that runs this one, and how each side gets there
   std::shared_ptr<const reorder> bytes_;
   unpacked_side src_side_, dst_side_;
+  /// The packed side's chunks, when one side is packed and the plan on bytes has them
+  detail::side_chunks chunks_;
 };
 
 }  // namespace memfmt

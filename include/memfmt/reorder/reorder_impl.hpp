@@ -72,21 +72,7 @@ MEMFMT_REORDER_API void reorder::execute(const void* src, void* dst, const paral
       const dim shared = count == 1 ? group[0].count : shared_iterations(*group[1].loops, nests[first + 1].fused_loops);
       first = end;
       const bool staged = nests[end - 1].staged != detail::stage::none;
-      const auto run = [&](dim begin, dim stop) {
-        if (count == 1) {
-          run_ready(group[0], begin, stop);
-          return;
-        }
-        if (staged) {
-          run_staged(group, shared, begin, stop);
-          return;
-        }
-        for (dim it = begin; it < stop; ++it)
-          for (std::size_t k = 0; k < count; ++k) {
-            const dim per = group[k].count / shared;
-            run_ready(group[k], it * per, (it + 1) * per);
-          }
-      };
+      const auto run = [&](dim begin, dim stop) { run_group(group, count, staged, shared, begin, stop); };
       if (shared <= 1 || parallel_for == nullptr || serial_) {
         run(0, shared);
       } else {
@@ -104,7 +90,11 @@ MEMFMT_REORDER_API std::string reorder::plan_str() const {
       if (side->packed)
         r += std::string(d == &src_ ? "unpack source " : "pack destination ") + std::string(to_string(d->get_data_type())) +
              (d == &src_ ? " to " : " from ") + (side->is_signed ? "s8" : "u8") + " (" + std::to_string(side->span) +
-             " elements" + (side->read_back ? ", old values read first" : "") + ")\n";
+             " elements" + (side->read_back ? ", old values read first" : "") +
+             (chunks_.count != 0 ? ", " + std::to_string(chunks_.chunks()) + " regions of up to " +
+                                       std::to_string(chunks_.run * chunks_.strides[chunks_.count - 1])
+                                 : std::string()) +
+             ")\n";
     return r + bytes_->plan_str();
   }
   if (!elementwise_) return detail::plan_str(plan_.nests);
@@ -123,6 +113,23 @@ MEMFMT_REORDER_API void reorder::run_ready(const ready_nest& r, dim begin, dim e
   } else {
     detail::run_nest(*r.loops, r.src, r.dst, begin, end);
   }
+}
+
+MEMFMT_REORDER_API void reorder::run_group(const std::array<ready_nest, max_fused>& group, std::size_t size,
+                                             bool staged, dim shared, dim begin, dim end) const {
+  if (size == 1) {
+    run_ready(group[0], begin, end);
+    return;
+  }
+  if (staged) {
+    run_staged(group, shared, begin, end);
+    return;
+  }
+  for (dim it = begin; it < end; ++it)
+    for (std::size_t k = 0; k < size; ++k) {
+      const dim per = group[k].count / shared;
+      run_ready(group[k], it * per, (it + 1) * per);
+    }
 }
 
 MEMFMT_REORDER_API void reorder::run_staged(std::array<ready_nest, max_fused> pair, dim shared, dim begin, dim end) const {
@@ -165,6 +172,14 @@ MEMFMT_REORDER_API void reorder::plan_unpacked() {
   dst_side_.read_back = dst_side_.packed && (attr_.sum_beta != 0.f || dst_side_.span != padded_volume);
   bytes_ = std::make_shared<const reorder>(src, dst, attr_);
   serial_ = src_.get_size() + dst_.get_size() < serial_bytes;
+  // one side packed and one group of nests: a chunk at a time
+  const std::vector<detail::placed_nest>& nests = bytes_->plan_.nests;
+  const bool one_group = nests.size() == 1 || (nests.size() == 2 && nests[1].fused_loops != 0);
+  if (src_side_.packed != dst_side_.packed && !bytes_->elementwise_ && one_group) {
+    const unpacked_side& side = dst_side_.packed ? dst_side_ : src_side_;
+    chunks_ = detail::find_chunks(nests.data(), nests.size(), dst_side_.packed, side.span, packed_chunk,
+                                  dst_side_.packed && !dst_side_.read_back);
+  }
 }
 
 MEMFMT_REORDER_API void reorder::execute_unpacked(const unsigned char* src, unsigned char* dst, const parallel_for_fn& parallel_for) const {
@@ -180,6 +195,10 @@ MEMFMT_REORDER_API void reorder::execute_unpacked(const unsigned char* src, unsi
       detail::unpack_nibbles(packed, side.offset + begin, end - begin, side.is_signed, bytes + begin);
     });
   };
+  if (chunks_.count != 0) {
+    execute_chunks(src, dst, parallel_for);
+    return;
+  }
   std::unique_ptr<unsigned char[]> src_bytes, dst_bytes;
   if (src_side_.packed) {
     src_bytes = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(src_side_.span));
@@ -194,6 +213,53 @@ MEMFMT_REORDER_API void reorder::execute_unpacked(const unsigned char* src, unsi
     by_pieces(dst_side_.span, [&](dim begin, dim end) {
       detail::pack_nibbles(dst_bytes.get() + begin, end - begin, dst_side_.is_signed, dst, dst_side_.offset + begin);
     });
+}
+
+MEMFMT_REORDER_API void reorder::execute_chunks(const unsigned char* src, unsigned char* dst,
+                                                 const parallel_for_fn& parallel_for) const {
+  const bool on_dst = dst_side_.packed;
+  const unpacked_side& side = on_dst ? dst_side_ : src_side_;
+  const detail::side_chunks& c = chunks_;
+  const std::vector<detail::placed_nest>& nests = bytes_->plan_.nests;
+  const std::size_t size = nests.size();
+  const bool staged = nests[size - 1].staged != detail::stage::none;
+  // the unpacked side's data (the packed side's offset is side.offset)
+  const unsigned char* s = src + bytes_->src_.get_submemory_offset() * bytes_->src_size_;
+  unsigned char* d = dst + bytes_->dst_.get_submemory_offset() * bytes_->dst_size_;
+  const auto body = [&](dim begin, dim end) {
+    const auto scratch = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(c.run * c.strides[c.count - 1]));
+    for (dim q = begin; q < end; ++q) {
+      const detail::chunk k = detail::chunk_at(c, q);
+      // the group's nests cut to the chunk, the packed side in the scratch
+      std::array<detail::nest, max_fused> cut;
+      std::array<ready_nest, max_fused> group;
+      for (std::size_t j = 0; j < size; ++j) {
+        const detail::placed_nest& p = nests[j];
+        cut[j] = p.loops;
+        dim src_at = p.src_base, dst_at = p.dst_base, scale_at = 0;  // (units of the nest: pass/split.hpp)
+        detail::cut_to_chunk(c, k, cut[j], src_at, dst_at, scale_at);
+        if (cut[j].cvt.scales != nullptr) cut[j].cvt.scales += scale_at;
+        // (a stage's side is set by run_staged; the packed side is the scratch, whose
+        // offsets are the region's)
+        const bool packed = detail::reaches_side(p, on_dst);
+        const void* from = packed && !on_dst ? scratch.get() : s + src_at * (bytes_->src_size_ / p.parts);
+        void* to = packed && on_dst ? scratch.get() : d + dst_at * (bytes_->dst_size_ / p.parts);
+        if (packed && on_dst) cut[j].stream_stores = false;  // (the scratch is read right after)
+        group[j] = ready_nest{&cut[j], from, to, cut[j].outer_count()};
+      }
+      if (!on_dst || side.read_back)
+        detail::unpack_nibbles(on_dst ? dst : src, side.offset + k.region, k.elements, side.is_signed, scratch.get());
+      const dim shared = size == 1 ? group[0].count : shared_iterations(cut[1], nests[1].fused_loops);
+      bytes_->run_group(group, size, staged, shared, 0, shared);
+      if (on_dst) detail::pack_nibbles(scratch.get(), k.elements, side.is_signed, dst, side.offset + k.region);
+    }
+  };
+  const dim chunks = c.chunks();
+  if (chunks <= 1 || parallel_for == nullptr || serial_) {
+    body(0, chunks);
+  } else {
+    parallel_for(chunks, body);
+  }
 }
 
 MEMFMT_REORDER_API dim reorder::shared_iterations(const detail::nest& n, int loops) {
