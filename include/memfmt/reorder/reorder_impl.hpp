@@ -484,7 +484,8 @@ MEMFMT_REORDER_API void reorder::plan() {
     const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
     if (converts && !fused && !integer_zero_points_ && !cvt.has_f64()) {
       detail::placed_nest first, second;
-      if (detail::stage_conversion(p, threads, first, second)) {
+      if (detail::stage_conversion(p, threads, first, second,
+                                   src_.get_size() + dst_.get_size() > detail::tiles_from_memory)) {
         second.loops.stream_stores = stream;
         if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory) detail::order_staged_for_memory(first, second);
         planned.push_back(std::move(first));

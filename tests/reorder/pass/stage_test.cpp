@@ -118,12 +118,13 @@ TEST_CASE("a staged pair visits the nest's elements at the same offsets, through
   };
   int zero_tails = 0;
   for (const problem& pr : problems) {
-    for (const dim threads : {1, 2, 6}) {
-      INFO(pr.src.str() << " -> " << pr.dst.str() << ", " << threads << " threads");
+    for (const dim threads : {1, 2, 6})
+     for (const bool from_memory : {false, true}) {
+      INFO(pr.src.str() << " -> " << pr.dst.str() << ", " << threads << " threads" << (from_memory ? ", from memory" : ""));
       int staged = 0;
       for (const placed_nest& p : lowered(pr.src, pr.dst, pr.mask, pr.beta)) {
         placed_nest first, second;
-        if (!memfmt::detail::stage_conversion(p, threads, first, second)) continue;
+        if (!memfmt::detail::stage_conversion(p, threads, first, second, from_memory)) continue;
         ++staged;
         INFO(memfmt::detail::nest_str(p) << "\n" << memfmt::detail::nest_str(first) << "\n"
                                          << memfmt::detail::nest_str(second));
@@ -196,7 +197,7 @@ TEST_CASE("a staged pair, loop by loop: f32 ab -> s8 OI16i64o2i with a scale per
         "  staged after the nest before over 2 loops");
 }
 
-TEST_CASE("a staged pair ordered for a pass from memory: the larger a shared loop's source step, the further out",
+TEST_CASE("a staged pair ordered for a pass from memory: whole source rows per block, far steps outside",
           "[stage]") {
   // f32 ab -> s8 BA16a64b4a, 1024 x 512: the pair goes block by block of 256 a x 64 b
   // (16 KiB of s8 in the scratch). As planned, the 8 blocks of b (64 apart in the
@@ -215,6 +216,15 @@ TEST_CASE("a staged pair ordered for a pass from memory: the larger a shared loo
   CHECK(memfmt::detail::nest_str(second) ==
         "tile @scratch dst+0: 4(0,16384) 8(0,65536) 64(256,256) | columns 64(1,4) unit 4(64,1)"
         "  staged after the nest before over 2 loops");
+  // planned from memory, the block itself is ordered as tiles from memory are (the loop
+  // with the smallest source step, the 8 blocks of b, inside the rows): a block is 32
+  // whole rows, converted as one run of 16384 elements; the tiles then write, per block
+  // of b, its 8 groups of 4 rows as one run of 2 KiB
+  REQUIRE(memfmt::detail::stage_conversion(nests[0], 1, first, second, true));
+  CHECK(memfmt::detail::nest_str(first) == "copy @src+0 scratch: 32(16384,0) | 16384(1,1)");
+  CHECK(memfmt::detail::nest_str(second) ==
+        "tile @scratch dst+0: 32(0,2048) 8(64,65536) 8(2048,256) | columns 64(1,4) unit 4(512,1)"
+        "  staged after the nest before over 1 loops");
 }
 
 TEST_CASE("what stays in one pass", "[stage]") {

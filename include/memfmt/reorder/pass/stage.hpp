@@ -160,13 +160,17 @@ inline bool converts_well_in_one_pass(const nest& n) {
 /// reads the destination) or a wider destination, the tiles into the scratch in
 /// destination order, then the conversion. Blocks hold at most stage_bytes of the
 /// scratch's type, and with `threads` > 1 are small enough to give each 4 or more.
+/// `from_memory` (a conversion first): the blocks are those of the tiles ordered for a
+/// pass from memory (order_tiles_for_memory), so a block reads the source along its rows
+/// (f32 `ab` -> s8 `BA16a64b4a`: whole rows, not 256 rows of 64 columns).
 /// Returns false, writing nothing, where that does not apply or the nest converts well
 /// in one pass.
 /// @pre p simplified, its conversion set and not a plain copy, not a zero fill, not
 ///      fused, not split for threads; zero points, if any, not the integer path's
 /// @post second.fused_loops >= 1 loops outermost in both, of equal extents; the pair
 ///       visits the elements of `p` with the same offsets and scale offsets
-inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& first, placed_nest& second) {
+inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& first, placed_nest& second,
+                             bool from_memory = false) {
   const nest& n = p.loops;
   if (n.kind == kernel_kind::zero_fill || converts_well_in_one_pass(n)) return false;
   if (n.zero_tail != 0) {  // zeros after runs of one element: simplify would drop the run's loop
@@ -188,6 +192,8 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   t.zero_tail = n.zero_tail;
   use_tiles(t, bytes);
   if (t.kind != kernel_kind::tile) return false;
+  // (the move first, so ordered, writes the destination in shorter runs: slower)
+  if (from_memory && convert_first) order_tiles_for_memory(t, bytes);
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
   // judges it) and such blocks make a pair; else blocks as large as the scratch
   dim total = 1;
