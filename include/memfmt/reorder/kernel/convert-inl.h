@@ -27,6 +27,7 @@
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/nest.hpp"
 #include "memfmt/reorder/kernel/path.hpp"
+#include "memfmt/reorder/kernel/prefetch.hpp"
 
 HWY_BEFORE_NAMESPACE();
 namespace memfmt::detail::HWY_NAMESPACE {
@@ -38,11 +39,15 @@ void to_f32_rows(const void* src, dim src_step, float* HWY_RESTRICT out, dim out
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto size = static_cast<dim>(sizeof(storage_t<S>));
+  const dim prefetch_end = n * size >= 2 * row_prefetch ? n - row_prefetch / size : 0;  // (as convert_rows_as)
   for (dim r = 0; r < rows; ++r) {
     const auto* s = static_cast<const std::byte*>(src) + r * src_step;
     float* o = out + r * out_step;
     dim k = 0;
-    for (; k + N <= n; k += N) hn::StoreU(load_f32<S>(s + k * size), df, o + k);
+    for (; k + N <= n; k += N) {
+      if (k < prefetch_end) prefetch_ahead(s + k * size, row_prefetch);
+      hn::StoreU(load_f32<S>(s + k * size), df, o + k);
+    }
     if (k < n) store_first(load_f32_first<S>(s + k * size, n - k), df, o + k, n - k);
   }
 }
@@ -190,11 +195,16 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       store_f32<D, may_be_nan>(v, dst + r * dst_step, stream);
     }
   }
+  // (prefetches within the row: past it, they would fetch lines for nothing)
+  const dim prefetch_end = n * src_size >= 2 * row_prefetch ? n - row_prefetch / src_size : 0;
   for (; r < rows; ++r) {
     const std::byte* s = src + r * src_step;
     std::byte* d = dst + r * dst_step;
     const VF m = hn::Set(df, factor(r));
-    const auto load = [&](dim at) { return times(m, load_f32<S>(s + at * src_size)); };
+    const auto load = [&](dim at) {
+      if (at < prefetch_end) prefetch_ahead(s + at * src_size, row_prefetch);
+      return times(m, load_f32<S>(s + at * src_size));
+    };
     const dim k = store_row_vectors<D, may_be_nan>(load, d, n, stream);
     if (k < n) store_f32_first<D, may_be_nan>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
     if (zeros != 0) store_f32_first<D, false>(hn::Zero(df), d + n * dst_size, zeros);
