@@ -72,8 +72,8 @@ class reorder {
   static constexpr std::size_t serial_bytes = 64 << 10;
 
   /// Reorders of s4 or u4 run on bytes a region of this many of them at a time where
-  /// their plan allows it (pass/chunks.hpp): the region and what it comes from or goes
-  /// to stay in the cache.
+  /// their plan allows it (pass/chunks.hpp), of at most 16 times as many otherwise: the
+  /// region and what it comes from or goes to stay in the cache.
   static constexpr dim packed_chunk = dim{1} << 16;
 
   /// Plans the reorder.

@@ -178,7 +178,7 @@ MEMFMT_REORDER_API void reorder::plan_unpacked() {
   if (src_side_.packed != dst_side_.packed && !bytes_->elementwise_ && one_group) {
     const unpacked_side& side = dst_side_.packed ? dst_side_ : src_side_;
     chunks_ = detail::find_chunks(nests.data(), nests.size(), dst_side_.packed, side.span, packed_chunk,
-                                  dst_side_.packed && !dst_side_.read_back);
+                                  dst_side_.packed && !dst_side_.read_back, 16 * packed_chunk);
   }
 }
 
@@ -260,6 +260,8 @@ MEMFMT_REORDER_API void reorder::execute_chunks(const unsigned char* src, unsign
   } else {
     parallel_for(chunks, body);
   }
+  // (the s8 or u8 destination's compensation, which bytes_->execute writes after its nests)
+  if (!on_dst) bytes_->write_compensation(dst);
 }
 
 MEMFMT_REORDER_API dim reorder::shared_iterations(const detail::nest& n, int loops) {

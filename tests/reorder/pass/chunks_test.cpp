@@ -38,6 +38,12 @@ placed_nest placed(kernel_kind kind, std::initializer_list<loop> loops, stage st
   return p;
 }
 
+// find_chunks with regions as large as they come (`most`) unless said.
+side_chunks chunks_of(const placed_nest* group, std::size_t size, bool dst_side, dim span, dim target, bool cover,
+                      dim most = dim{1} << 40) {
+  return memfmt::detail::find_chunks(group, size, dst_side, span, target, cover, most);
+}
+
 // Every (src, dst, scale) offset a group visits, as chunk `q` of `c` runs it (c.count 0:
 // the whole group), the nest's index first.
 std::vector<std::tuple<std::size_t, dim, dim, dim>> visits(const std::vector<placed_nest>& group, const side_chunks& c,
@@ -54,7 +60,7 @@ std::vector<std::tuple<std::size_t, dim, dim, dim>> visits(const std::vector<pla
 
 // The checks of the file's header on one group; returns the number of chunks.
 dim check_chunks(const std::vector<placed_nest>& group, bool dst_side, dim span, dim target, bool cover) {
-  const side_chunks c = memfmt::detail::find_chunks(group.data(), group.size(), dst_side, span, target, cover);
+  const side_chunks c = chunks_of(group.data(), group.size(), dst_side, span, target, cover);
   if (c.count == 0) return 0;
   std::vector<std::tuple<std::size_t, dim, dim, dim>> all;
   std::vector<int> owner(static_cast<std::size_t>(span), -1);  // the chunk whose region holds an element
@@ -101,7 +107,7 @@ TEST_CASE("f32 ab -> u4 BA16a64b4a, 4096 x 4096: regions of 4 runs of 16 a-block
              stage::move_from_scratch, 3)};
   std::vector<placed_nest> group = pair;
   group[1].loops.tile_unit = 4;  // (the kernel owns the columns and the unit)
-  const side_chunks c = memfmt::detail::find_chunks(group.data(), group.size(), true, dim{4096} * 4096, 65536, true);
+  const side_chunks c = chunks_of(group.data(), group.size(), true, dim{4096} * 4096, 65536, true);
   REQUIRE(c.count == 3);
   CHECK(std::vector<int>(c.loops, c.loops + 3) == std::vector<int>{1, 2, 0});
   CHECK(std::vector<dim>(c.strides, c.strides + 3) == std::vector<dim>{524288, 262144, 16384});
@@ -109,7 +115,7 @@ TEST_CASE("f32 ab -> u4 BA16a64b4a, 4096 x 4096: regions of 4 runs of 16 a-block
   CHECK(c.chunks() == 32 * 2 * 4);
   // the source side: only the loop over blocks of 256 rows holds the others (a row crosses
   // the column loops' strides): regions of 2^20 elements
-  const side_chunks from = memfmt::detail::find_chunks(group.data(), group.size(), false, dim{4096} * 4096, 65536, false);
+  const side_chunks from = chunks_of(group.data(), group.size(), false, dim{4096} * 4096, 65536, false);
   CHECK(from.count == 1);
   CHECK(from.chunks() == 16);
 }
@@ -118,32 +124,41 @@ TEST_CASE("no chunks where a loop outside them reaches past their stride, or a r
           "[pass][chunks]") {
   // the outer loop steps by 1 in dst, the inner by 2: the inner one reaches past the outer's stride
   const std::vector<placed_nest> crossed{placed(kernel_kind::strided, {{2, 0, 1}, {4, 1, 2}})};
-  CHECK(memfmt::detail::find_chunks(crossed.data(), 1, true, 8, 2, true).count == 0);
+  CHECK(chunks_of(crossed.data(), 1, true, 8, 2, true).count == 0);
   // the other way round they nest: regions of 2 elements
   const std::vector<placed_nest> nested{placed(kernel_kind::strided, {{4, 1, 2}, {2, 4, 1}})};
   CHECK(check_chunks(nested, true, 8, 2, true) == 4);
   // the loops by stride 4, 2, 1 with extents 2, 3, 2: the outer holds neither (2 x 2 + 1
   // reach past 4), so the middle one cannot pick chunks either, though it holds the inner
   const std::vector<placed_nest> unnested{placed(kernel_kind::strided, {{2, 0, 4}, {3, 0, 2}, {2, 1, 1}})};
-  CHECK(memfmt::detail::find_chunks(unnested.data(), 1, true, 10, 2, false).count == 0);
+  CHECK(chunks_of(unnested.data(), 1, true, 10, 2, false).count == 0);
+  // loops by stride 6, 4, 1, each of extent 2: each holds the loops inside it (1 x 4 + 1
+  // < 6, 1 < 4), but the two inner ones span 8 > 6: the regions [4, 8) and [6, 10) would
+  // overlap
+  const std::vector<placed_nest> spilling{placed(kernel_kind::strided, {{2, 0, 6}, {2, 0, 4}, {2, 1, 1}})};
+  CHECK(chunks_of(spilling.data(), 1, true, 20, 4, false).count == 0);
+  // regions larger than a scratch may hold: none
+  const std::vector<placed_nest> wide{placed(kernel_kind::strided, {{4, 0, 1024}, {1024, 1, 1}})};
+  CHECK(chunks_of(wide.data(), 1, true, 4096, 64, true, 1024).chunks() == 4);
+  CHECK(chunks_of(wide.data(), 1, true, 4096, 64, true, 1023).count == 0);
   // odd strides: regions would split bytes of nibbles
   const std::vector<placed_nest> odd{placed(kernel_kind::strided, {{4, 3, 3}, {3, 1, 1}})};
-  CHECK(memfmt::detail::find_chunks(odd.data(), 1, true, 12, 3, true).count == 0);
+  CHECK(chunks_of(odd.data(), 1, true, 12, 3, true).count == 0);
   // rows one longer than the stride between them: none
   const std::vector<placed_nest> overlapping{placed(kernel_kind::strided, {{4, 4, 8}, {9, 1, 1}})};
-  CHECK(memfmt::detail::find_chunks(overlapping.data(), 1, true, 33, 8, false).count == 0);
+  CHECK(chunks_of(overlapping.data(), 1, true, 33, 8, false).count == 0);
   // rows of 2 every 8: regions of 8 that tile 32 elements; not 40 (the last would be left
   // out), unless the regions need not cover the side
   const std::vector<placed_nest> spaced{placed(kernel_kind::strided, {{4, 4, 8}, {2, 1, 1}})};
   CHECK(check_chunks(spaced, true, 32, 8, true) == 4);
-  CHECK(memfmt::detail::find_chunks(spaced.data(), 1, true, 40, 8, true).count == 0);
+  CHECK(chunks_of(spaced.data(), 1, true, 40, 8, true).count == 0);
   CHECK(check_chunks(spaced, true, 40, 8, false) == 4);
   // regions that would leave the side
-  CHECK(memfmt::detail::find_chunks(spaced.data(), 1, true, 30, 8, false).count == 0);
+  CHECK(chunks_of(spaced.data(), 1, true, 30, 8, false).count == 0);
   // a base offset on the side: none
   std::vector<placed_nest> based{placed(kernel_kind::strided, {{4, 4, 4}, {4, 1, 1}})};
   based[0].dst_base = 2;
-  CHECK(memfmt::detail::find_chunks(based.data(), 1, true, 18, 4, true).count == 0);
+  CHECK(chunks_of(based.data(), 1, true, 18, 4, true).count == 0);
   CHECK(check_chunks(based, false, 16, 4, false) == 4);  // (the source side starts at 0)
 }
 

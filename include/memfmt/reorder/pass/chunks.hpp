@@ -18,8 +18,9 @@ namespace memfmt::detail {
 /// iterations there reach that side only in one contiguous region, disjoint from every
 /// other chunk's, which starts at `sum(i[k] * stride[k])` over the chosen loops and
 /// holds `iterations * stride[last]` elements.
-/// Example: `ab` 4096 x 4096 into `BA16a64b4a` (dst side): the loop over pairs of 64
-/// columns fixed, the loop of 64 columns in runs of 1: regions of 262,144 elements.
+/// Example: f32 `ab` 4096 x 4096 into u4 `BA16a64b4a` (dst side, a target of 65,536):
+/// the loops over pairs of blocks of 64 columns and over the pair fixed, the loop over
+/// 16 blocks of 16 rows in runs of 4: 256 regions of 65,536 elements.
 struct side_chunks {
   int count = 0;                 ///< loops that pick a chunk; 0: the side has no chunks
   int loops[max_loops] = {};     ///< those loops (shared by the group), by decreasing stride
@@ -44,13 +45,15 @@ inline bool reaches_side(const placed_nest& p, bool dst_side) {
 }
 
 /// The chunks of a side of one group of nests (a nest alone, or the nests fused with the
-/// first) whose regions hold at most `target` elements where the loops allow it, or none.
+/// first) whose regions hold at most `target` elements where the loops allow it, and
+/// never more than `most` (a thread's scratch holds one), or none.
 /// `span`: the side's elements (its regions stay inside). Regions start and end on even
 /// elements (bytes of nibbles). With `cover`, the regions together are the whole span:
 /// where the group writes every element of the side once, a chunk's iterations then
 /// write every element of its region.
 /// @pre the nests are planned (pass/fuse.hpp, pass/stage.hpp); `group` holds `size` nests
-inline side_chunks find_chunks(const placed_nest* group, std::size_t size, bool dst_side, dim span, dim target, bool cover) {
+inline side_chunks find_chunks(const placed_nest* group, std::size_t size, bool dst_side, dim span, dim target, bool cover,
+                               dim most) {
   side_chunks none;
   if (size == 0 || span <= 0) return none;
   const nest& first = group[0].loops;
@@ -110,7 +113,11 @@ inline side_chunks find_chunks(const placed_nest* group, std::size_t size, bool 
   const dim s = c.strides[chosen - 1];
   volume *= s;
   last += s;
-  if (last > span || (cover && volume != span)) return none;
+  if (last > span || (cover && volume != span) || s > most) return none;
+  // each fixed loop's iterations, with all of their regions, within the step of the loop
+  // outside it: regions that reach no further than the loops do can still overlap
+  for (int k = 1; k < chosen; ++k)
+    if (c.extents[k] * c.strides[k] > c.strides[k - 1]) return none;
   c.run = std::clamp<dim>(target / s, 1, c.extents[chosen - 1]);
   return c;
 }
