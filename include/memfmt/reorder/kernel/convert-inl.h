@@ -39,7 +39,7 @@ void to_f32_rows(const void* src, dim src_step, float* HWY_RESTRICT out, dim out
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto size = static_cast<dim>(sizeof(storage_t<S>));
-  const dim prefetch_end = n * size >= 2 * row_prefetch ? n - row_prefetch / size : 0;  // (as convert_rows_as)
+  const dim prefetch_end = row_prefetch_end(n, size);
   for (dim r = 0; r < rows; ++r) {
     const auto* s = static_cast<const std::byte*>(src) + r * src_step;
     float* o = out + r * out_step;
@@ -195,8 +195,7 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       store_f32<D, may_be_nan>(v, dst + r * dst_step, stream);
     }
   }
-  // (prefetches within the row: past it, they would fetch lines for nothing)
-  const dim prefetch_end = n * src_size >= 2 * row_prefetch ? n - row_prefetch / src_size : 0;
+  const dim prefetch_end = row_prefetch_end(n, src_size);
   for (; r < rows; ++r) {
     const std::byte* s = src + r * src_step;
     std::byte* d = dst + r * dst_step;

@@ -33,6 +33,13 @@ inline void prefetch_line(std::uintptr_t at) noexcept {
 /// converts, so that narrowing conversions from memory ran below oneDNN's speed without.
 inline constexpr std::intptr_t row_prefetch = 2048;
 
+/// In a row of `n` elements of `size` bytes, the elements before which a prefetch
+/// row_prefetch ahead stays in the row (past it, it would fetch lines for nothing); 0
+/// for rows too short to prefetch.
+constexpr std::int64_t row_prefetch_end(std::int64_t n, std::int64_t size) noexcept {
+  return n * size >= 2 * row_prefetch ? n - row_prefetch / size : 0;
+}
+
 /// Asks for the line `ahead` bytes past `p`.
 inline void prefetch_ahead(const void* p, std::intptr_t ahead) noexcept {
   prefetch_line(reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(ahead));
