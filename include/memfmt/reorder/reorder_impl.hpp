@@ -91,9 +91,9 @@ MEMFMT_REORDER_API std::string reorder::plan_str() const {
         r += std::string(d == &src_ ? "unpack source " : "pack destination ") + std::string(to_string(d->get_data_type())) +
              (d == &src_ ? " to " : " from ") + (side->is_signed ? "s8" : "u8") + " (" + std::to_string(side->span) +
              " elements" + (side->read_back ? ", old values read first" : "") +
-             (chunks_.count != 0 ? ", " + std::to_string(chunks_.chunks()) + " regions of up to " +
-                                       std::to_string(chunks_.run * chunks_.strides[chunks_.count - 1])
-                                 : std::string()) +
+             (chunks_.count != 0
+                  ? ", " + std::to_string(chunks_.chunks()) + " regions of up to " + std::to_string(chunks_.region())
+                  : std::string()) +
              ")\n";
     return r + bytes_->plan_str();
   }
@@ -183,6 +183,10 @@ MEMFMT_REORDER_API void reorder::plan_unpacked() {
 }
 
 MEMFMT_REORDER_API void reorder::execute_unpacked(const unsigned char* src, unsigned char* dst, const parallel_for_fn& parallel_for) const {
+  if (chunks_.count != 0) {
+    execute_chunks(src, dst, parallel_for);
+    return;
+  }
   // (unpacking and packing go by pieces of whole bytes, on the reorder's threads)
   const auto by_pieces = [&](dim count, const auto& body) {
     constexpr dim piece = dim{1} << 16;  // elements (even: pieces start on bytes)
@@ -195,10 +199,6 @@ MEMFMT_REORDER_API void reorder::execute_unpacked(const unsigned char* src, unsi
       detail::unpack_nibbles(packed, side.offset + begin, end - begin, side.is_signed, bytes + begin);
     });
   };
-  if (chunks_.count != 0) {
-    execute_chunks(src, dst, parallel_for);
-    return;
-  }
   std::unique_ptr<unsigned char[]> src_bytes, dst_bytes;
   if (src_side_.packed) {
     src_bytes = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(src_side_.span));
@@ -227,7 +227,7 @@ MEMFMT_REORDER_API void reorder::execute_chunks(const unsigned char* src, unsign
   const unsigned char* s = src + bytes_->src_.get_submemory_offset() * bytes_->src_size_;
   unsigned char* d = dst + bytes_->dst_.get_submemory_offset() * bytes_->dst_size_;
   const auto body = [&](dim begin, dim end) {
-    const auto scratch = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(c.run * c.strides[c.count - 1]));
+    const auto scratch = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(c.region()));
     for (dim q = begin; q < end; ++q) {
       const detail::chunk k = detail::chunk_at(c, q);
       // the group's nests cut to the chunk, the packed side in the scratch
@@ -469,6 +469,7 @@ MEMFMT_REORDER_API void reorder::plan() {
   // cache too, so once both do not fit, the first destination lines are gone before the
   // reorder ends, and keeping them would only cost a read of each line
   const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
+  const bool from_memory = src_.get_size() + dst_.get_size() > detail::tiles_from_memory;
   // cut for the threads that will run the plan (one thread: pieces would only cut the
   // kernel's runs short)
   const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
@@ -486,10 +487,9 @@ MEMFMT_REORDER_API void reorder::plan() {
     const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
     if (converts && !fused && !integer_zero_points_ && !cvt.has_f64()) {
       detail::placed_nest first, second;
-      if (detail::stage_conversion(p, threads, first, second,
-                                   src_.get_size() + dst_.get_size() > detail::tiles_from_memory)) {
+      if (detail::stage_conversion(p, threads, first, second, from_memory)) {
         second.loops.stream_stores = stream;
-        if (src_.get_size() + dst_.get_size() > detail::tiles_from_memory) detail::order_staged_for_memory(first, second);
+        if (from_memory) detail::order_staged_for_memory(first, second);
         planned.push_back(std::move(first));
         planned.push_back(std::move(second));
         continue;
@@ -508,7 +508,7 @@ MEMFMT_REORDER_API void reorder::plan() {
       }
     }
     const bool tiles = p.loops.kind == detail::kernel_kind::tile || p.loops.kind == detail::kernel_kind::transpose;
-    if (tiles && !fused && src_.get_size() + dst_.get_size() > detail::tiles_from_memory)
+    if (tiles && !fused && from_memory)
       detail::order_tiles_for_memory(p.loops, unit_bytes);
     if (!fused) detail::take_outer_rows(p.loops, threads);
     p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;

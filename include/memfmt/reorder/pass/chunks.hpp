@@ -28,6 +28,9 @@ struct side_chunks {
   dim extents[max_loops] = {};   ///< their extents
   dim run = 1;                   ///< iterations of the last loop per chunk
 
+  /// Elements of the largest region (what a thread's scratch holds).
+  dim region() const { return count == 0 ? 0 : run * strides[count - 1]; }
+
   /// Chunks in all: each fixed loop's extent times the runs of the last.
   dim chunks() const {
     dim n = count == 0 ? 0 : (extents[count - 1] + run - 1) / run;
