@@ -710,19 +710,20 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({32, 48, 3, 3}, bf16, "OIhw8i16o2i"), desc({32, 48, 3, 3}, bf16, "oihw"), {2, 1, 1});
   check(desc({35, 19, 3, 3}, bf16, "OIhw8i16o2i"), desc({35, 19, 3, 3}, bf16, "oihw"));
   // a loop dense on both sides at unit level: no rows, no transpose (4 a packed along
-  // 16 b; unpacked likewise; 2 b of u8 along 16 c, 171 c in all)
-  planned(desc({384, 171}, s8, "ab"), desc({384, 171}, s8, "BA16a16b4a"), {4, 0, 1});
+  // 16 b, and along the blocks of b that go on in the source; unpacked along 16 b; 2 b of
+  // u8 along 16 c, 171 c in all)
+  planned(desc({384, 171}, s8, "ab"), desc({384, 171}, s8, "BA16a16b4a"), {4, 0, 2});
   planned(desc({256, 96}, s8, "BA4b8a16b4a"), desc({256, 96}, s8, "ab"), {4, 0, 1});
   planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 1});
-  planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 1});
+  planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 2});
   // transposed units of 2 s8 (2 i, rows of 16 o), straight units of 2 bf16 (2 a)
   planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8i16o2i"), {2, 2, 1});
-  planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b2a"), {2, 0, 1});
+  planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b2a"), {2, 0, 2});
   // units of 8 bytes (4 bf16, 8 s8) ride in 64-bit lanes: 8 x 8 tiles, or straight
   planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8o8i"), {8, 1, 1});
-  planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b4a"), {4, 0, 1});
+  planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b4a"), {4, 0, 2});
   planned(desc({384, 171}, bf16, "BA16b4a"), desc({384, 171}, bf16, "ab"), {4, 0, 1});
-  planned(desc({100, 37}, s8, "ab"), desc({100, 37}, s8, "BA16b8a"), {8, 0, 1});
+  planned(desc({100, 37}, s8, "ab"), desc({100, 37}, s8, "BA16b8a"), {8, 0, 2});
   planned(desc({35, 37, 3, 3}, bf16, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), {4, 2, 1});
   // (unpacked units of 8 bytes come after single elements: columns 4 i x 16 o, dense in
   // the source, rows the 9 h x w)
@@ -908,13 +909,13 @@ TEST_CASE("tiles share their columns out among threads when their outer loops ar
 
 TEST_CASE("plan_str: a line per nest, the kernel's loops after a bar, by role for tiles", "[reorder][plan]") {
   // s8 ab -> BA16a16b4a, 384 x 171: 4 rows of a (171 apart in the source) packed along
-  // 16 b, the 16-wide blocks of b, then the last block of b (11 wide), then the padding
-  // zeros of that block (5 b x 64 a per block of a).
+  // 16 b and the 10 whole blocks of b, then the last block of b (11 wide), then the
+  // padding zeros of that block (5 b x 64 a per block of a).
   const reorder r(desc({384, 171}, data_type::s8, "ab"), desc({384, 171}, data_type::s8, "BA16a16b4a"));
   const std::string plan = r.plan_str();
   INFO(plan);
   CHECK(plan ==
-        "tile @src+0 dst+0: 10(16,6144) 96(684,64) | columns 16(1,4) unit 4(171,1)\n"
+        "tile @src+0 dst+0: 96(684,64) | columns 10(16,6144) 16(1,4) unit 4(171,1)\n"
         "tile @src+160 dst+61440: 96(684,64) | columns 11(1,4) unit 4(171,1)\n"
         "zero_fill @src+0 dst+61484: | 96(0,64) 20(0,1)\n");
   CHECK(std::count(plan.begin(), plan.end(), '\n') == static_cast<long>(r.nests().size()));
@@ -928,12 +929,12 @@ TEST_CASE("plan_str: a line per nest, the kernel's loops after a bar, by role fo
 }
 
 TEST_CASE("tiles from memory: the source's lines are finished while they are in cache", "[reorder][plan]") {
-  // s8 ab -> BA16a16b4a, 2048 x 2048 (8 MiB in all): blocks of 4 rows x 16 bytes. In
-  // destination order, a strip of 16 bytes would go down every row before the next
-  // strip read the rest of their lines; the strips (source stride 16) go inside chunks
+  // s8 ab -> BA16a64b4a, 2048 x 2048 (8 MiB in all): blocks of 4 rows x 64 bytes. In
+  // destination order, a strip of 64 bytes would go down every row before the next
+  // strip read the rest of their lines; the strips (source stride 64) go inside chunks
   // of the rows instead: 4 groups of 4 rows, 16 rows read at a time.
   using memfmt::detail::kernel_kind;
-  const desc src({2048, 2048}, data_type::s8, "ab"), dst({2048, 2048}, data_type::s8, "BA16a16b4a");
+  const desc src({2048, 2048}, data_type::s8, "ab"), dst({2048, 2048}, data_type::s8, "BA16a64b4a");
   const reorder r(src, dst);
   REQUIRE(r.nests().size() == 1);
   const memfmt::detail::nest& n = r.nests()[0].loops;
@@ -941,13 +942,21 @@ TEST_CASE("tiles from memory: the source's lines are finished while they are in 
   REQUIRE(n.nloops - n.owned_loops() == 3);
   CHECK(n.loops[0].extent == 128);  // chunks of rows
   CHECK(n.loops[0].src_stride == 4 * 4 * 2048);
-  CHECK(n.loops[1].extent == 128);  // strips
-  CHECK(n.loops[1].src_stride == 16);
+  CHECK(n.loops[1].extent == 32);  // strips
+  CHECK(n.loops[1].src_stride == 64);
   CHECK(n.loops[2].extent == 4);  // groups of 4 rows in a chunk
   CHECK(n.loops[2].src_stride == 4 * 2048);
+  check(src, dst);
+  // with blocks of 16 columns, the strips join the columns: a call reads 4 whole rows
+  const desc dst16({2048, 2048}, data_type::s8, "BA16a16b4a");
+  const reorder r16(src, dst16);
+  REQUIRE(r16.nests().size() == 1);
+  const memfmt::detail::nest& n16 = r16.nests()[0].loops;
+  REQUIRE(n16.nloops - n16.owned_loops() == 1);
+  CHECK(n16.loops[0].src_stride == 4 * 2048);
   // the way back writes the rows (streamed, no limit of 16): chunks of 32 groups, 128
   // strips x 32 blocks of 64 bytes, 256 KiB at a time
-  const reorder back(dst, src);
+  const reorder back(dst16, src);
   REQUIRE(back.nests().size() == 1);
   const memfmt::detail::nest& b = back.nests()[0].loops;
   REQUIRE(b.nloops - b.owned_loops() == 3);
@@ -956,13 +965,14 @@ TEST_CASE("tiles from memory: the source's lines are finished while they are in 
   CHECK(b.loops[1].dst_stride == 16);
   CHECK(b.loops[2].extent == 32);
   CHECK(b.loops[2].dst_stride == 4 * 2048);
-  check(src, dst);
-  check(dst, src);
-  // below the threshold: destination order
-  const desc small_src({512, 512}, data_type::s8, "ab"), small_dst({512, 512}, data_type::s8, "BA16a16b4a");
+  check(src, dst16);
+  check(dst16, src);
+  // below the threshold: destination order (the strips outermost)
+  const desc small_src({512, 512}, data_type::s8, "ab"), small_dst({512, 512}, data_type::s8, "BA16a64b4a");
   const reorder small(small_src, small_dst);
   const memfmt::detail::nest& m = small.nests()[0].loops;
-  CHECK(m.nloops - m.owned_loops() == 2);
+  REQUIRE(m.nloops - m.owned_loops() == 2);
+  CHECK(m.loops[0].src_stride == 64);
 }
 
 TEST_CASE("streaming stores once source and destination together outgrow the cache", "[reorder][plan]") {

@@ -4,10 +4,10 @@
 /// loops, the kernel's own loops named by their role. What `reorder::plan_str()` and
 /// `memfmt reorder --plan` print.
 ///
-/// Example (s8 ab -> BA16a16b4a, 384 x 171: 16 blocks of 4 rows of 16 bytes packed
-/// straight through, the last partial block of b, and the padding):
+/// Example (s8 ab -> BA16a16b4a, 384 x 171: 96 groups of 4 rows packed straight through
+/// along the 10 whole blocks of 16 b, the last partial block of b, and the padding):
 ///
-///     tile @src+0 dst+0: 10(16,6144) 96(684,64) | columns 16(1,4) unit 4(171,1)
+///     tile @src+0 dst+0: 96(684,64) | columns 10(16,6144) 16(1,4) unit 4(171,1)
 ///     tile @src+160 dst+61440: 96(684,64) | columns 11(1,4) unit 4(171,1)
 ///     zero_fill @src+0 dst+61484: | 96(0,64) 20(0,1)
 ///

@@ -55,14 +55,48 @@ TEST_CASE("1-byte elements packed 4 to a unit along a loop dense at unit level: 
           "[pass][tiles]") {
   // 64 x 32: blocks of b (16, 1024), a in groups of 4 (128, 64), b in a block (1, 4), a
   // in a group (32, 1). Units of 4 a; b steps a unit in the destination and an element
-  // in the source: the units go straight through, no transpose.
+  // in the source: the units go straight through, no transpose. A run of 16 b is a
+  // quarter of a vector of bytes: the blocks of b, which go on along the source's rows,
+  // are columns too.
   const nest n = make_nest(kernel_kind::transpose, {{2, 16, 1024}, {16, 128, 64}, {16, 1, 4}, {4, 32, 1}});
   const nest t = tiled(n, 1);
   CHECK(t.kind == kernel_kind::tile);
   CHECK(t.tile_unit == 4);
   CHECK(t.tile_row_loops == 0);
-  CHECK(t.tile_column_loops == 1);
-  CHECK(loops_of(t) == std::vector<loop>{{2, 16, 1024}, {16, 128, 64}, {16, 1, 4}, {4, 32, 1}});
+  CHECK(t.tile_column_loops == 2);
+  CHECK(loops_of(t) == std::vector<loop>{{16, 128, 64}, {2, 16, 1024}, {16, 1, 4}, {4, 32, 1}});
+}
+
+TEST_CASE("packing, runs of columns shorter than a vector take the loops that go on along the source's rows, up to "
+          "3 column loops (s8 ab -> BA4b8a8b4a; bf16 ab -> BA16a64b2a and u8 ab -> BA16a48b4a keep their runs)",
+          "[pass][tiles]") {
+  // s8 64 x 64: blocks of b (32, 2048), of a (2048, 1024), 4 groups of 8 b (8, 256), 8
+  // groups of 4 a (256, 32), 8 b (1, 4), 4 a (64, 1). Runs of 8 b (32 bytes in dst); the
+  // groups of 8 b and the blocks of b go on along a source row: 64 columns in all.
+  const nest n = make_nest(kernel_kind::transpose,
+                           {{2, 32, 2048}, {2, 2048, 1024}, {4, 8, 256}, {8, 256, 32}, {8, 1, 4}, {4, 64, 1}});
+  const nest t = tiled(n, 1);
+  CHECK(t.kind == kernel_kind::tile);
+  CHECK(t.tile_unit == 4);
+  CHECK(t.tile_row_loops == 0);
+  CHECK(t.tile_column_loops == 3);
+  CHECK(loops_of(t) ==
+        std::vector<loop>{{2, 2048, 1024}, {8, 256, 32}, {2, 32, 2048}, {4, 8, 256}, {8, 1, 4}, {4, 64, 1}});
+  // bf16 128 x 128 -> BA16a64b2a: a run of 64 b, 128 bytes of each part, is a vector of
+  // AVX-512 or more: the blocks of b stay outside
+  const nest w = make_nest(kernel_kind::transpose, {{2, 64, 8192}, {8, 2048, 1024}, {8, 256, 128}, {64, 1, 2}, {2, 128, 1}});
+  const nest u = tiled(w, 2);
+  CHECK(u.kind == kernel_kind::tile);
+  CHECK(u.tile_unit == 2);
+  CHECK(u.tile_column_loops == 1);
+  CHECK(loops_of(u) == loops_of(w));
+  // u8 96 x 96 -> BA16a48b4a: a run of 48 b, not a power of 2 (a vector of AVX-512
+  // zips 64 columns: a run and a third), stays alone
+  const nest x = make_nest(kernel_kind::transpose, {{2, 48, 4608}, {6, 1536, 768}, {4, 384, 192}, {48, 1, 4}, {4, 96, 1}});
+  const nest v = tiled(x, 1);
+  CHECK(v.kind == kernel_kind::tile);
+  CHECK(v.tile_column_loops == 1);
+  CHECK(loops_of(v) == loops_of(x));
 }
 
 TEST_CASE("units of 16 bytes: 128-bit blocks, 4 x 4 to a tile (f32 ohwi -> OhwI16o4i)", "[pass][tiles]") {

@@ -49,8 +49,9 @@ enum class kernel_kind {
               ///< dense in src from unit to unit (from element to element where src
               ///< spreads the unit), the `tile_row_loops` before those the rows, dense in
               ///< dst likewise: each tile reads W rows along the columns and writes each
-              ///< column's W rows as one vector. No rows: one column loop, dense in both
-              ///< at unit level, whose units go straight through
+              ///< column's W rows as one vector. No rows: the units go straight
+              ///< through, an innermost column loop dense in both at unit level (a run),
+              ///< and packing, the loops that continue the source's columns past the run
 };
 
 /// Converted rows shorter than this many elements go through a buffer when they lie

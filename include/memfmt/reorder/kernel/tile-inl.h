@@ -173,20 +173,29 @@ class tile_kernel {
         move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + c * column_step_, column + k * row_step_);
   }
 
-  /// Moves `column` (a pointer or an offset in dst) from a column to the next; `at`: its
+  /// Moves `column` (a pointer or an offset in dst) on by `count` columns; `at`: its
   /// place in the column loops, from zeros at the first column.
+  /// @pre count is 1, or divides col_extent_[0] and at[0]
   template <class P>
-  void next_column(dim* at, P& column) const {
-    if (one_column_loop_) {
-      column += col_step_[0];
-      return;
-    }
-    for (int k = 0; k < max_column_loops; ++k) {
+  void next_column(dim* at, P& column, dim count = 1) const {
+    column += count * col_step_[0];
+    if (one_column_loop_ || (at[0] += count) < col_extent_[0]) return;
+    at[0] = 0;
+    column -= col_extent_[0] * col_step_[0];
+    for (int k = 1; k < max_column_loops; ++k) {
       column += col_step_[k];
       if (++at[k] < col_extent_[k]) return;
       at[k] = 0;
       column -= col_extent_[k] * col_step_[k];
     }
+  }
+
+  /// The byte offset of column `c` in dst.
+  dim column_at(dim c) const {
+    if (one_column_loop_) return c * col_step_[0];
+    const dim outer = c / col_extent_[0];
+    return c % col_extent_[0] * col_step_[0] + outer % col_extent_[1] * col_step_[1] +
+           outer / col_extent_[1] * col_step_[2];
   }
 
   /// Transposes the tile `v` of units of kBytes.
@@ -214,6 +223,8 @@ class tile_kernel {
     const hn::ScalableTag<T> d;
     if constexpr (m > 4) {
       return 0;
+    } else if (src_part_ != part && dst_part_ == part && !one_column_loop_) {
+      return zipped_runs<kBytes, kPart>(src, dst);
     } else if (src_part_ != part && dst_part_ == part && interleaved_access_ok<kPart>(dst)) {
       MEMFMT_KERNEL_PATH("spread units zipped");
       return interleave_rows(d, reinterpret_cast<const T*>(src), src_part_ / part, reinterpret_cast<T*>(dst), m, cols_,
@@ -224,6 +235,53 @@ class tile_kernel {
                                stream_);
     }
     return 0;
+  }
+
+  /// zipped() where the destination takes the columns in runs (col_extent_[0] columns,
+  /// dense in the source from run to run: ab -> BA16a16b4a, runs of 16 columns 64 KiB
+  /// apart in dst): a vector of each part zipped into units in a buffer, then copied out
+  /// a run at a time (or a vector's worth of one). Returns the columns done.
+  template <std::size_t kBytes, std::size_t kPart>
+  dim zipped_runs(const std::byte* src, std::byte* dst) const {
+    using T = uint_of_size<kPart>;
+    constexpr dim m = static_cast<dim>(kBytes / kPart);
+    const hn::ScalableTag<T> d;
+    const auto V = static_cast<dim>(hn::Lanes(d));
+    const dim run = col_extent_[0];
+    if (run % V != 0 && V % run != 0) return 0;
+    MEMFMT_KERNEL_PATH("spread units zipped, runs of columns");
+    const dim piece = run < V ? run : V;  // columns per copy
+    const auto piece_bytes = static_cast<std::size_t>(piece) * kBytes;
+    HWY_ALIGN T units[4 * hn::MaxLanes(d)];
+    const auto* s = reinterpret_cast<const T*>(src);
+    const dim src_row = src_part_ / static_cast<dim>(kPart);
+    dim at[max_column_loops] = {}, column = 0;
+    dim c = 0;
+    for (; c + V <= cols_; c += V) {
+      interleave_rows(d, s + c, src_row, units, m, V);
+      for (dim j = 0; j < V; j += piece, next_column(at, column, piece))
+        copy_piece(reinterpret_cast<const std::byte*>(units) + j * static_cast<dim>(kBytes), dst + column,
+                   piece_bytes);
+    }
+    return c;
+  }
+
+  /// Copies `bytes` from `from` to `to` in the widest vectors that divide it.
+  static HWY_INLINE void copy_piece(const std::byte* from, std::byte* to, std::size_t bytes) {
+#if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
+    const auto copy = [&](auto d) {
+      const std::size_t N = hn::Lanes(d);
+      if (bytes % N != 0) return false;
+      for (std::size_t i = 0; i < bytes; i += N)
+        hn::StoreU(hn::LoadU(d, reinterpret_cast<const std::uint8_t*>(from + i)), d,
+                   reinterpret_cast<std::uint8_t*>(to + i));
+      return true;
+    };
+    if (copy(hn::ScalableTag<std::uint8_t>()) || copy(hn::CappedTag<std::uint8_t, 32>()) ||
+        copy(hn::CappedTag<std::uint8_t, 16>()))
+      return;
+#endif
+    std::memcpy(to, from, bytes);
   }
 
   /// W units at `p` (the first `n`, the others zero), packed from their parts if the
@@ -306,16 +364,18 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
-  constexpr std::size_t W = tile_w<kBytes>;
+  constexpr auto W = static_cast<dim>(tile_w<kBytes>);
   dim first = 0;
   if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
   if constexpr (W == 1) {
-    for (dim c = first; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + c * row_step_);
+    for (dim c = first; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + column_at(c));
   } else {
     const DUnits<lane_t<kBytes>> d;
-    for (dim c = first; c < cols_; c += static_cast<dim>(W)) {
-      const dim nc = cols_ - c < static_cast<dim>(W) ? cols_ - c : static_cast<dim>(W);
-      store<kBytes, kPart>(d, load<kBytes, kPart>(d, src + c * column_step_, nc), dst + c * row_step_, nc);
+    // (a vector's units stay in one run of columns dense in dst)
+    const dim run = one_column_loop_ ? cols_ : col_extent_[0];
+    for (dim c = first, nc = 0; c < cols_; c += nc) {
+      nc = std::min({W, run - c % run, cols_ - c});
+      store<kBytes, kPart>(d, load<kBytes, kPart>(d, src + c * column_step_, nc), dst + column_at(c), nc);
     }
   }
 }

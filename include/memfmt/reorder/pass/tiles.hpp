@@ -56,6 +56,21 @@ inline bool tiles_fit(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
       cols[ncols++] = i;
       break;
     }
+  // packing, runs of fewer columns than a vector of AVX-512 holds, a power of 2 (runs and
+  // a vector's columns then divide one another on every target): the loops that go on along
+  // the source's rows past a run are columns too (zipped a vector at a time, then copied
+  // out run by run: a call of the kernel per run would cost more than the run)
+  const dim run = ncols == 1 ? n.loops[cols[0]].extent : 0;
+  if (ncols == 1 && col_unit == 1 && run * (unit_bytes / row_unit) < 64 && (run & (run - 1)) == 0) {
+    dim columns = run;
+    for (int i = 0; i < count && ncols < 3; ++i)
+      if (!taken[i] && n.loops[i].src_stride == columns && n.loops[i].extent > 1) {
+        taken[i] = true;
+        cols[ncols++] = i;
+        columns *= n.loops[i].extent;
+        i = -1;  // (the next one may come before it)
+      }
+  }
   if (ncols == 0) {
     nrows = dense_loops(n, count, false, row_unit, n.zero_tail, lanes, max_loops, taken, rows, nrow_elems);
     ncols = nrow_elems >= lanes ? dense_loops(n, count, true, col_unit, 0, dim{1} << 40, 2, taken, cols, ncol_elems) : 0;
@@ -146,8 +161,9 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// run of the first among them: a destination's padding), then the columns; blocks into
 /// plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16 channels), then as
 /// many rows as there are. A loop dense on both sides at unit level (a spread unit's
-/// only) is all columns and no rows: no transpose (ab -> BA16a16b4a: 4 a packed along
-/// 16 b). A lone loop of rows against a lone loop of columns is a 2-D transpose, and
+/// only) is a run of columns and there are no rows: no transpose (ab -> BA16a16b4a: 4 a
+/// packed along 16 b); packing, the loops that continue the source's rows past a run
+/// shorter than a vector join the columns (the 256 blocks of b there). A lone loop of rows against a lone loop of columns is a 2-D transpose, and
 /// stays one where its columns are a tile or more (nchw -> nChw16c: the transpose kind
 /// streams and blocks for the caches); against fewer (the 3 x 3 of weights), tiles are
 /// partial either way, and these are faster. Where no tiles fit the loops as they are,
