@@ -710,11 +710,11 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   planned(desc({32, 48, 3, 3}, bf16, "OIhw8i16o2i"), desc({32, 48, 3, 3}, bf16, "oihw"), {2, 1, 1});
   check(desc({35, 19, 3, 3}, bf16, "OIhw8i16o2i"), desc({35, 19, 3, 3}, bf16, "oihw"));
   // a loop dense on both sides at unit level: no rows, no transpose (4 a packed along
-  // 16 b, and along the blocks of b that go on in the source; unpacked along 16 b; 2 b of
-  // u8 along 16 c, 171 c in all)
+  // 16 b, and along the blocks of b that go on along the plain side's rows; unpacked
+  // likewise; 2 b of u8 along 16 c, 171 c in all)
   planned(desc({384, 171}, s8, "ab"), desc({384, 171}, s8, "BA16a16b4a"), {4, 0, 2});
-  planned(desc({256, 96}, s8, "BA4b8a16b4a"), desc({256, 96}, s8, "ab"), {4, 0, 1});
-  planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 1});
+  planned(desc({256, 96}, s8, "BA4b8a16b4a"), desc({256, 96}, s8, "ab"), {4, 0, 2});
+  planned(desc({4, 96, 171}, u8, "aCB16c2b"), desc({4, 96, 171}, u8, "abc"), {2, 0, 2});
   planned(desc({4, 96, 171}, u8, "abc"), desc({4, 96, 171}, u8, "aCB16c2b"), {2, 0, 2});
   // transposed units of 2 s8 (2 i, rows of 16 o), straight units of 2 bf16 (2 a)
   planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8i16o2i"), {2, 2, 1});
@@ -722,7 +722,7 @@ TEST_CASE("tiles: whole vectors in and out, whichever loops give the rows", "[re
   // units of 8 bytes (4 bf16, 8 s8) ride in 64-bit lanes: 8 x 8 tiles, or straight
   planned(desc({35, 37, 3, 3}, s8, "oihw"), desc({35, 37, 3, 3}, s8, "OIhw8o8i"), {8, 1, 1});
   planned(desc({384, 171}, bf16, "ab"), desc({384, 171}, bf16, "BA16a16b4a"), {4, 0, 2});
-  planned(desc({384, 171}, bf16, "BA16b4a"), desc({384, 171}, bf16, "ab"), {4, 0, 1});
+  planned(desc({384, 171}, bf16, "BA16b4a"), desc({384, 171}, bf16, "ab"), {4, 0, 2});
   planned(desc({100, 37}, s8, "ab"), desc({100, 37}, s8, "BA16b8a"), {8, 0, 2});
   planned(desc({35, 37, 3, 3}, bf16, "oihw"), desc({35, 37, 3, 3}, bf16, "OIhw16i16o4i"), {4, 2, 1});
   // (unpacked units of 8 bytes come after single elements: columns 4 i x 16 o, dense in
@@ -954,18 +954,25 @@ TEST_CASE("tiles from memory: the source's lines are finished while they are in 
   const memfmt::detail::nest& n16 = r16.nests()[0].loops;
   REQUIRE(n16.nloops - n16.owned_loops() == 1);
   CHECK(n16.loops[0].src_stride == 4 * 2048);
-  // the way back writes the rows (streamed, no limit of 16): chunks of 32 groups, 128
-  // strips x 32 blocks of 64 bytes, 256 KiB at a time
-  const reorder back(dst16, src);
+  // the way back writes the rows (streamed, no limit of 16): chunks of 32 groups, 32
+  // strips x 32 blocks of 256 bytes, 256 KiB at a time; with blocks of 16 columns, 4
+  // whole rows a call
+  const reorder back(dst, src);
   REQUIRE(back.nests().size() == 1);
   const memfmt::detail::nest& b = back.nests()[0].loops;
   REQUIRE(b.nloops - b.owned_loops() == 3);
   CHECK(b.loops[0].extent == 16);
-  CHECK(b.loops[1].extent == 128);
-  CHECK(b.loops[1].dst_stride == 16);
+  CHECK(b.loops[1].extent == 32);
+  CHECK(b.loops[1].dst_stride == 64);
   CHECK(b.loops[2].extent == 32);
   CHECK(b.loops[2].dst_stride == 4 * 2048);
+  const reorder back16(dst16, src);
+  REQUIRE(back16.nests().size() == 1);
+  const memfmt::detail::nest& b16 = back16.nests()[0].loops;
+  REQUIRE(b16.nloops - b16.owned_loops() == 1);
+  CHECK(b16.loops[0].dst_stride == 4 * 2048);
   check(src, dst16);
+  check(dst, src);
   check(dst16, src);
   // below the threshold: destination order (the strips outermost)
   const desc small_src({512, 512}, data_type::s8, "ab"), small_dst({512, 512}, data_type::s8, "BA16a64b4a");

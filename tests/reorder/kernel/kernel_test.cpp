@@ -1464,49 +1464,55 @@ TEST_CASE("tiles of units spread on one side, zipped or unzipped a vector per pa
   require_paths(ran, any_target, {"spread units zipped", "spread units unzipped"});
 }
 
-TEST_CASE("tiles of units spread in the source whose columns come in runs in the destination (u8 ab -> "
-          "BA16a16b4a, BA4b8a8b4a; bf16 ab -> BA4b8a8b2a), on every target equal the reference",
+TEST_CASE("tiles of units spread on the plain side whose columns come in runs on the other (u8 ab <-> "
+          "BA16a16b4a, BA4b8a8b4a; bf16 ab <-> BA4b8a8b2a), on every target equal the reference",
           "[kernel]") {
-  // A tile nest of no rows whose columns, dense along m source rows, land in runs of
-  // `run` units: 2 or 3 column loops, runs `gap` elements apart or back to back, the
-  // runs' groups apart likewise. Runs of a vector's columns, a part of one, several, or
-  // none of these (48: unit by unit); the bytes between runs stay as they were.
+  // A tile nest of no rows whose columns, dense along m rows of the plain side, lie in
+  // runs of `run` units on the other: 2 or 3 column loops, runs `gap` elements apart or
+  // back to back, the runs' groups apart likewise. Runs of a vector's columns, a part of
+  // one, several, or none of these (48: unit by unit); the bytes between runs stay as
+  // they were.
   std::mt19937_64 rng(43);
   std::vector<test_case> cases;
   for (const data_type t : {data_type::u8, data_type::s8, data_type::bf16, data_type::f16}) {
     const auto size = static_cast<dim>(memfmt::data_type_size(t));
     for (const dim m : {2, 4, 8}) {
       if (m * size > 8) continue;
-      for (const dim run : {2, 8, 16, 32, 48, 64})
-        for (const dim e1 : {2, 5})
-          for (const dim e2 : {1, 3}) {
-            test_case tc;
-            nest& n = tc.n;
-            n.kind = kernel_kind::tile;
-            n.cvt = memfmt::detail::conversion{t, t};
-            n.stream_stores = e1 == 5;
-            n.tile_unit = static_cast<int>(m);
-            const dim gap = static_cast<dim>(rng() % 2) * (1 + static_cast<dim>(rng() % 5));
-            const dim s1 = run * m + gap, s2 = e1 * s1 + gap;  // dst steps of runs and groups
-            const dim cols = run * e1 * e2, row = cols + static_cast<dim>(rng() % 3);
-            const dim outer = 1 + static_cast<dim>(rng() % 3), block = m * row, out_block = e2 * s2 + 1;
-            n.nloops = 0;
-            n.loops[n.nloops++] = loop{outer, block, out_block, 0};
-            if (e2 > 1) n.loops[n.nloops++] = loop{e2, run * e1, s2, 0};
-            n.loops[n.nloops++] = loop{e1, run, s1, 0};
-            n.loops[n.nloops++] = loop{run, 1, m, 0};
-            n.loops[n.nloops++] = loop{m, row, 1, 0};
-            n.tile_column_loops = e2 > 1 ? 3 : 2;
-            tc.src.resize(static_cast<std::size_t>(outer * block * size));
-            fill_random(tc.src, t, rng);
-            tc.dst_init.resize(static_cast<std::size_t>(outer * out_block * size));
-            fill_random(tc.dst_init, t, rng);
-            cases.push_back(std::move(tc));
-          }
+      for (const bool pack : {true, false})
+        for (const dim run : {2, 8, 16, 32, 48, 64})
+          for (const dim e1 : {2, 5})
+            for (const dim e2 : {1, 3}) {
+              test_case tc;
+              nest& n = tc.n;
+              n.kind = kernel_kind::tile;
+              n.cvt = memfmt::detail::conversion{t, t};
+              n.stream_stores = e1 == 5;
+              n.tile_unit = static_cast<int>(m);
+              const dim gap = static_cast<dim>(rng() % 2) * (1 + static_cast<dim>(rng() % 5));
+              const dim s1 = run * m + gap, s2 = e1 * s1 + gap;  // steps of runs and groups of them
+              const dim cols = run * e1 * e2, row = cols + static_cast<dim>(rng() % 3);
+              const dim outer = 1 + static_cast<dim>(rng() % 3), plain = m * row, blocked = e2 * s2 + 1;
+              // (the plain side's, then the blocked side's stride of each loop)
+              const auto at = [pack](dim extent, dim plain_stride, dim blocked_stride) {
+                return pack ? loop{extent, plain_stride, blocked_stride, 0} : loop{extent, blocked_stride, plain_stride, 0};
+              };
+              n.nloops = 0;
+              n.loops[n.nloops++] = at(outer, plain, blocked);
+              if (e2 > 1) n.loops[n.nloops++] = at(e2, run * e1, s2);
+              n.loops[n.nloops++] = at(e1, run, s1);
+              n.loops[n.nloops++] = at(run, 1, m);
+              n.loops[n.nloops++] = at(m, row, 1);
+              n.tile_column_loops = e2 > 1 ? 3 : 2;
+              tc.src.resize(static_cast<std::size_t>(outer * (pack ? plain : blocked) * size));
+              fill_random(tc.src, t, rng);
+              tc.dst_init.resize(static_cast<std::size_t>(outer * (pack ? blocked : plain) * size));
+              fill_random(tc.dst_init, t, rng);
+              cases.push_back(std::move(tc));
+            }
     }
   }
   const paths_by_kernel ran = check_cases(cases);
-  require_paths(ran, any_target, {"spread units zipped, runs of columns"});
+  require_paths(ran, any_target, {"spread units zipped, runs of columns", "spread units unzipped, runs of columns"});
 }
 
 TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every target equal the reference",

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <initializer_list>
+#include <utility>
 #include <vector>
 
 #include "memfmt/reorder/pass/tiles.hpp"
@@ -67,8 +68,8 @@ TEST_CASE("1-byte elements packed 4 to a unit along a loop dense at unit level: 
   CHECK(loops_of(t) == std::vector<loop>{{16, 128, 64}, {2, 16, 1024}, {16, 1, 4}, {4, 32, 1}});
 }
 
-TEST_CASE("packing, runs of columns shorter than a vector take the loops that go on along the source's rows, up to "
-          "3 column loops (s8 ab -> BA4b8a8b4a; bf16 ab -> BA16a64b2a and u8 ab -> BA16a48b4a keep their runs)",
+TEST_CASE("runs of columns shorter than a vector take the loops that go on along the plain side's rows, up to 3 "
+          "column loops (s8 ab <-> BA4b8a8b4a; bf16 ab -> BA16a64b2a and u8 ab -> BA16a48b4a keep their runs)",
           "[pass][tiles]") {
   // s8 64 x 64: blocks of b (32, 2048), of a (2048, 1024), 4 groups of 8 b (8, 256), 8
   // groups of 4 a (256, 32), 8 b (1, 4), 4 a (64, 1). Runs of 8 b (32 bytes in dst); the
@@ -90,6 +91,16 @@ TEST_CASE("packing, runs of columns shorter than a vector take the loops that go
   CHECK(u.tile_unit == 2);
   CHECK(u.tile_column_loops == 1);
   CHECK(loops_of(u) == loops_of(w));
+  // the way back (s8 BA4b8a8b4a -> ab): the same loops, strides swapped, dense in dst
+  nest back = n;
+  for (int k = 0; k < back.nloops; ++k) std::swap(back.loops[k].src_stride, back.loops[k].dst_stride);
+  const nest b = tiled(back, 1);
+  CHECK(b.kind == kernel_kind::tile);
+  CHECK(b.tile_unit == 4);
+  CHECK(b.tile_row_loops == 0);
+  CHECK(b.tile_column_loops == 3);
+  CHECK(loops_of(b) ==
+        std::vector<loop>{{2, 1024, 2048}, {8, 32, 256}, {2, 2048, 32}, {4, 256, 8}, {8, 4, 1}, {4, 1, 64}});
   // u8 96 x 96 -> BA16a48b4a: a run of 48 b, not a power of 2 (a vector of AVX-512
   // zips 64 columns: a run and a third), stays alone
   const nest x = make_nest(kernel_kind::transpose, {{2, 48, 4608}, {6, 1536, 768}, {4, 384, 192}, {48, 1, 4}, {4, 96, 1}});

@@ -51,7 +51,7 @@ enum class kernel_kind {
               ///< dst likewise: each tile reads W rows along the columns and writes each
               ///< column's W rows as one vector. No rows: the units go straight
               ///< through, an innermost column loop dense in both at unit level (a run),
-              ///< and packing, the loops that continue the source's columns past the run
+              ///< and the loops that continue the plain side's rows past a short run
 };
 
 /// Converted rows shorter than this many elements go through a buffer when they lie

@@ -68,11 +68,12 @@ class tile_kernel {
       const loop& l = n.loops[first + n.tile_row_loops + n.tile_column_loops - 1 - k];
       col_extent_[k] = l.extent;
       col_step_[k] = l.dst_stride * elem;
+      col_src_step_[k] = l.src_stride * elem;
       cols_ *= l.extent;
     }
     for (int k = n.tile_column_loops; k < max_column_loops; ++k) {
       col_extent_[k] = 1;
-      col_step_[k] = 0;
+      col_step_[k] = col_src_step_[k] = 0;
     }
     one_column_loop_ = col_extent_[0] == cols_;
     column_table_ = !one_column_loop_ && cols_ <= column_table_max;
@@ -173,29 +174,31 @@ class tile_kernel {
         move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + c * column_step_, column + k * row_step_);
   }
 
-  /// Moves `column` (a pointer or an offset in dst) on by `count` columns; `at`: its
-  /// place in the column loops, from zeros at the first column.
+  /// Moves `column` (a pointer or an offset in dst, or in src by `step` col_src_step_)
+  /// on by `count` columns; `at`: its place in the column loops, from zeros at the first
+  /// column.
   /// @pre count is 1, or divides col_extent_[0] and at[0]
   template <class P>
-  void next_column(dim* at, P& column, dim count = 1) const {
-    column += count * col_step_[0];
+  void next_column(dim* at, P& column, dim count = 1, const dim* step = nullptr) const {
+    if (step == nullptr) step = col_step_;
+    column += count * step[0];
     if (one_column_loop_ || (at[0] += count) < col_extent_[0]) return;
     at[0] = 0;
-    column -= col_extent_[0] * col_step_[0];
+    column -= col_extent_[0] * step[0];
     for (int k = 1; k < max_column_loops; ++k) {
-      column += col_step_[k];
+      column += step[k];
       if (++at[k] < col_extent_[k]) return;
       at[k] = 0;
-      column -= col_extent_[k] * col_step_[k];
+      column -= col_extent_[k] * step[k];
     }
   }
 
-  /// The byte offset of column `c` in dst.
-  dim column_at(dim c) const {
-    if (one_column_loop_) return c * col_step_[0];
+  /// The byte offset of column `c` in dst (or in src by `step` col_src_step_).
+  dim column_at(dim c, const dim* step = nullptr) const {
+    if (step == nullptr) step = col_step_;
+    if (one_column_loop_) return c * step[0];
     const dim outer = c / col_extent_[0];
-    return c % col_extent_[0] * col_step_[0] + outer % col_extent_[1] * col_step_[1] +
-           outer / col_extent_[1] * col_step_[2];
+    return c % col_extent_[0] * step[0] + outer % col_extent_[1] * step[1] + outer / col_extent_[1] * step[2];
   }
 
   /// Transposes the tile `v` of units of kBytes.
@@ -229,6 +232,8 @@ class tile_kernel {
       MEMFMT_KERNEL_PATH("spread units zipped");
       return interleave_rows(d, reinterpret_cast<const T*>(src), src_part_ / part, reinterpret_cast<T*>(dst), m, cols_,
                              stream_);
+    } else if (dst_part_ != part && src_part_ == part && !one_column_loop_) {
+      return unzipped_runs<kBytes, kPart>(src, dst);
     } else if (dst_part_ != part && src_part_ == part && interleaved_access_ok<kPart>(src)) {
       MEMFMT_KERNEL_PATH("spread units unzipped");
       return deinterleave_rows(d, reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_part_ / part, m, cols_,
@@ -262,6 +267,32 @@ class tile_kernel {
       for (dim j = 0; j < V; j += piece, next_column(at, column, piece))
         copy_piece(reinterpret_cast<const std::byte*>(units) + j * static_cast<dim>(kBytes), dst + column,
                    piece_bytes);
+    }
+    return c;
+  }
+
+  /// zipped_runs the other way (BA16a16b4a -> ab): the source's runs copied into a buffer
+  /// a vector's columns at a time, then unzipped into a vector of each part.
+  template <std::size_t kBytes, std::size_t kPart>
+  dim unzipped_runs(const std::byte* src, std::byte* dst) const {
+    using T = uint_of_size<kPart>;
+    constexpr dim m = static_cast<dim>(kBytes / kPart);
+    const hn::ScalableTag<T> d;
+    const auto V = static_cast<dim>(hn::Lanes(d));
+    const dim run = col_extent_[0];
+    if (run % V != 0 && V % run != 0) return 0;
+    MEMFMT_KERNEL_PATH("spread units unzipped, runs of columns");
+    const dim piece = run < V ? run : V;  // columns per copy
+    const auto piece_bytes = static_cast<std::size_t>(piece) * kBytes;
+    HWY_ALIGN T units[4 * hn::MaxLanes(d)];
+    auto* out = reinterpret_cast<T*>(dst);
+    const dim dst_row = dst_part_ / static_cast<dim>(kPart);
+    dim at[max_column_loops] = {}, from = 0;
+    dim c = 0;
+    for (; c + V <= cols_; c += V) {
+      for (dim j = 0; j < V; j += piece, next_column(at, from, piece, col_src_step_))
+        copy_piece(src + from, reinterpret_cast<std::byte*>(units) + j * static_cast<dim>(kBytes), piece_bytes);
+      deinterleave_rows(d, units, out + c, dst_row, m, V, stream_);
     }
     return c;
   }
@@ -315,6 +346,7 @@ class tile_kernel {
   static constexpr int max_column_loops = 3;
   dim cols_ = 0;
   dim col_extent_[max_column_loops], col_step_[max_column_loops];
+  dim col_src_step_[max_column_loops];  ///< (their byte steps in src)
   bool one_column_loop_ = true;  ///< the columns are col_step_[0] apart
   /// Else, with at most column_table_max columns, col_dst_: each one's offset in dst.
   static constexpr dim column_table_max = 512;
@@ -368,14 +400,15 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
   dim first = 0;
   if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
   if constexpr (W == 1) {
-    for (dim c = first; c < cols_; ++c) move_unit<kBytes, kPart>(src + c * column_step_, dst + column_at(c));
+    for (dim c = first; c < cols_; ++c)
+      move_unit<kBytes, kPart>(src + column_at(c, col_src_step_), dst + column_at(c));
   } else {
     const DUnits<lane_t<kBytes>> d;
-    // (a vector's units stay in one run of columns dense in dst)
+    // (a vector's units stay in one run of columns, dense on both sides)
     const dim run = one_column_loop_ ? cols_ : col_extent_[0];
     for (dim c = first, nc = 0; c < cols_; c += nc) {
       nc = std::min({W, run - c % run, cols_ - c});
-      store<kBytes, kPart>(d, load<kBytes, kPart>(d, src + c * column_step_, nc), dst + column_at(c), nc);
+      store<kBytes, kPart>(d, load<kBytes, kPart>(d, src + column_at(c, col_src_step_), nc), dst + column_at(c), nc);
     }
   }
 }

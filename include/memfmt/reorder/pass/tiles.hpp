@@ -56,15 +56,18 @@ inline bool tiles_fit(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
       cols[ncols++] = i;
       break;
     }
-  // packing, runs of fewer columns than a vector of AVX-512 holds, a power of 2 (runs and
-  // a vector's columns then divide one another on every target): the loops that go on along
-  // the source's rows past a run are columns too (zipped a vector at a time, then copied
-  // out run by run: a call of the kernel per run would cost more than the run)
+  // runs of fewer columns than a vector of AVX-512 holds, a power of 2 (runs and a
+  // vector's columns then divide one another on every target): the loops that go on
+  // along the plain side's rows past a run are columns too (zipped a vector at a time,
+  // then copied out run by run, or the reverse: a call of the kernel per run would cost
+  // more than the run)
   const dim run = ncols == 1 ? n.loops[cols[0]].extent : 0;
-  if (ncols == 1 && col_unit == 1 && run * (unit_bytes / row_unit) < 64 && (run & (run - 1)) == 0) {
+  const bool packing = col_unit == 1;
+  if (ncols == 1 && run * (unit_bytes / (packing ? row_unit : col_unit)) < 64 && (run & (run - 1)) == 0) {
     dim columns = run;
     for (int i = 0; i < count && ncols < 3; ++i)
-      if (!taken[i] && n.loops[i].src_stride == columns && n.loops[i].extent > 1) {
+      if (!taken[i] && (packing ? n.loops[i].src_stride : n.loops[i].dst_stride) == columns &&
+          n.loops[i].extent > 1) {
         taken[i] = true;
         cols[ncols++] = i;
         columns *= n.loops[i].extent;
