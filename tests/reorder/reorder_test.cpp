@@ -907,6 +907,32 @@ TEST_CASE("tiles share their columns out among threads when their outer loops ar
   }
 }
 
+TEST_CASE("tiles whose columns come in runs share them out among threads, down to a run per piece (s8 ab <-> "
+          "BA4b8a8b4a, ab -> BA16a16b4a)",
+          "[reorder][plan]") {
+  // Few outer iterations: a split for threads cuts the outermost column loop (64 x 512
+  // BA4b8a8b4a at 64 threads: down to one block of 32 b per piece, a loop of extent 1),
+  // while the run inside stays whole.
+  using memfmt::detail::kernel_kind;
+  const data_type s8 = data_type::s8;
+  const desc plain({64, 512}, s8, "ab"), blocked({64, 512}, s8, "BA4b8a8b4a");
+  const desc row({64, 8192}, s8, "ab"), blocked16({64, 8192}, s8, "BA16a16b4a");
+  for (const auto& [src, dst] : {std::pair{plain, blocked}, std::pair{blocked, plain}, std::pair{row, blocked16}})
+    for (const int threads : {1, 2, 64}) {
+      INFO(src.str() << " -> " << dst.str() << ", " << threads << " threads");
+      reorder_attr attr;
+      attr.threads = threads;
+      const reorder r(src, dst, attr);
+      REQUIRE(r.nests().size() == 1);
+      const memfmt::detail::nest& n = r.nests()[0].loops;
+      REQUIRE(n.kind == kernel_kind::tile);
+      CHECK(n.tile_row_loops == 0);
+      CHECK(n.tile_column_loops >= 2);
+      if (threads == 64) CHECK(n.outer_count() >= 32);
+      check(src, dst, attr);
+    }
+}
+
 TEST_CASE("plan_str: a line per nest, the kernel's loops after a bar, by role for tiles", "[reorder][plan]") {
   // s8 ab -> BA16a16b4a, 384 x 171: 4 rows of a (171 apart in the source) packed along
   // 16 b and the 10 whole blocks of b, then the last block of b (11 wide), then the

@@ -1468,10 +1468,11 @@ TEST_CASE("tiles of units spread on the plain side whose columns come in runs on
           "BA16a16b4a, BA4b8a8b4a; bf16 ab <-> BA4b8a8b2a), on every target equal the reference",
           "[kernel]") {
   // A tile nest of no rows whose columns, dense along m rows of the plain side, lie in
-  // runs of `run` units on the other: 2 or 3 column loops, runs `gap` elements apart or
-  // back to back, the runs' groups apart likewise. Runs of a vector's columns, a part of
-  // one, several, or none of these (48: unit by unit); the bytes between runs stay as
-  // they were.
+  // runs of `run` units on the other: 2 or 3 column loops (the outermost of extent 1
+  // too, as a split for threads leaves it), runs `gap` elements apart or back to back,
+  // the runs' groups apart likewise. Runs of a vector's columns, a part of one, several,
+  // or none of these (48: a vector at a time within a run where it is not); the bytes
+  // between runs stay as they were.
   std::mt19937_64 rng(43);
   std::vector<test_case> cases;
   for (const data_type t : {data_type::u8, data_type::s8, data_type::bf16, data_type::f16}) {
@@ -1481,7 +1482,7 @@ TEST_CASE("tiles of units spread on the plain side whose columns come in runs on
       for (const bool pack : {true, false})
         for (const dim run : {2, 8, 16, 32, 48, 64})
           for (const dim e1 : {2, 5})
-            for (const dim e2 : {1, 3}) {
+            for (const dim e2 : {0, 1, 3}) {  // (0: no third loop)
               test_case tc;
               nest& n = tc.n;
               n.kind = kernel_kind::tile;
@@ -1490,19 +1491,20 @@ TEST_CASE("tiles of units spread on the plain side whose columns come in runs on
               n.tile_unit = static_cast<int>(m);
               const dim gap = static_cast<dim>(rng() % 2) * (1 + static_cast<dim>(rng() % 5));
               const dim s1 = run * m + gap, s2 = e1 * s1 + gap;  // steps of runs and groups of them
-              const dim cols = run * e1 * e2, row = cols + static_cast<dim>(rng() % 3);
-              const dim outer = 1 + static_cast<dim>(rng() % 3), plain = m * row, blocked = e2 * s2 + 1;
+              const dim groups = std::max<dim>(e2, 1);
+              const dim cols = run * e1 * groups, row = cols + static_cast<dim>(rng() % 3);
+              const dim outer = 1 + static_cast<dim>(rng() % 3), plain = m * row, blocked = groups * s2 + 1;
               // (the plain side's, then the blocked side's stride of each loop)
               const auto at = [pack](dim extent, dim plain_stride, dim blocked_stride) {
                 return pack ? loop{extent, plain_stride, blocked_stride, 0} : loop{extent, blocked_stride, plain_stride, 0};
               };
               n.nloops = 0;
               n.loops[n.nloops++] = at(outer, plain, blocked);
-              if (e2 > 1) n.loops[n.nloops++] = at(e2, run * e1, s2);
+              if (e2 > 0) n.loops[n.nloops++] = at(e2, run * e1, s2);
               n.loops[n.nloops++] = at(e1, run, s1);
               n.loops[n.nloops++] = at(run, 1, m);
               n.loops[n.nloops++] = at(m, row, 1);
-              n.tile_column_loops = e2 > 1 ? 3 : 2;
+              n.tile_column_loops = e2 > 0 ? 3 : 2;
               tc.src.resize(static_cast<std::size_t>(outer * (pack ? plain : blocked) * size));
               fill_random(tc.src, t, rng);
               tc.dst_init.resize(static_cast<std::size_t>(outer * (pack ? blocked : plain) * size));

@@ -47,7 +47,7 @@ enum class kernel_kind {
               ///< or 2 bytes spread in one): the innermost loop is the unit (when
               ///< tile_unit > 1), the `tile_column_loops` (1 to 3) before it the columns,
               ///< dense in src from unit to unit (from element to element where src
-              ///< spreads the unit), the `tile_row_loops` before those the rows, dense in
+              ///< spreads the unit; without rows, dense on the plain side), the `tile_row_loops` before those the rows, dense in
               ///< dst likewise: each tile reads W rows along the columns and writes each
               ///< column's W rows as one vector. No rows: the units go straight
               ///< through, an innermost column loop dense in both at unit level (a run),

@@ -211,7 +211,7 @@ class tile_kernel {
     }
   }
 
-  /// No rows: the columns' units, dense on both sides, W at a time.
+  /// No rows: the columns' units, W at a time within a run (dense on both sides).
   template <std::size_t kBytes, std::size_t kPart>
   void straight(const std::byte* src, std::byte* dst) const;
 
@@ -266,7 +266,7 @@ class tile_kernel {
       interleave_rows(d, s + c, src_row, units, m, V);
       for (dim j = 0; j < V; j += piece, next_column(at, column, piece))
         copy_piece(reinterpret_cast<const std::byte*>(units) + j * static_cast<dim>(kBytes), dst + column,
-                   piece_bytes);
+                   piece_bytes, stream_);
     }
     return c;
   }
@@ -291,26 +291,29 @@ class tile_kernel {
     dim c = 0;
     for (; c + V <= cols_; c += V) {
       for (dim j = 0; j < V; j += piece, next_column(at, from, piece, col_src_step_))
-        copy_piece(src + from, reinterpret_cast<std::byte*>(units) + j * static_cast<dim>(kBytes), piece_bytes);
+        copy_piece(src + from, reinterpret_cast<std::byte*>(units) + j * static_cast<dim>(kBytes), piece_bytes, false);
       deinterleave_rows(d, units, out + c, dst_row, m, V, stream_);
     }
     return c;
   }
 
-  /// Copies `bytes` from `from` to `to` in the widest vectors that divide it.
-  static HWY_INLINE void copy_piece(const std::byte* from, std::byte* to, std::size_t bytes) {
+  /// Copies `bytes` from `from` to `to` in the widest vectors that divide it (with
+  /// `stream`, the aligned ones around the caches).
+  static HWY_INLINE void copy_piece(const std::byte* from, std::byte* to, std::size_t bytes, bool stream) {
 #if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
     const auto copy = [&](auto d) {
       const std::size_t N = hn::Lanes(d);
       if (bytes % N != 0) return false;
       for (std::size_t i = 0; i < bytes; i += N)
-        hn::StoreU(hn::LoadU(d, reinterpret_cast<const std::uint8_t*>(from + i)), d,
-                   reinterpret_cast<std::uint8_t*>(to + i));
+        store_maybe_stream(hn::LoadU(d, reinterpret_cast<const std::uint8_t*>(from + i)), d,
+                           reinterpret_cast<std::uint8_t*>(to + i), stream);
       return true;
     };
     if (copy(hn::ScalableTag<std::uint8_t>()) || copy(hn::CappedTag<std::uint8_t, 32>()) ||
         copy(hn::CappedTag<std::uint8_t, 16>()))
       return;
+#else
+    (void)stream;
 #endif
     std::memcpy(to, from, bytes);
   }
@@ -339,9 +342,10 @@ class tile_kernel {
   bool transposed_ = true;
   dim unit_bytes_ = 0, part_bytes_ = 0;
   /// Bytes between a unit's parts in src and in dst (spread units), between columns
-  /// in src, and between rows in dst (between columns too when there are no rows).
+  /// in src, and between rows in dst (between columns too when there are no rows: in a
+  /// run).
   dim src_part_ = 0, dst_part_ = 0, column_step_ = 0, row_step_ = 0;
-  /// The columns (in a row in the source): col_extent_[k] of them col_step_[k] bytes
+  /// The columns (in a row of the plain side): col_extent_[k] of them col_step_[k] bytes
   /// apart in dst at level k, innermost first.
   static constexpr int max_column_loops = 3;
   dim cols_ = 0;

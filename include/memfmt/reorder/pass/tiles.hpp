@@ -57,7 +57,8 @@ inline bool tiles_fit(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
       break;
     }
   // runs of fewer columns than a vector of AVX-512 holds, a power of 2 (runs and a
-  // vector's columns then divide one another on every target): the loops that go on
+  // vector's columns then divide one another on every x86 target; elsewhere the kernel
+  // moves a vector at a time within a run): the loops that go on
   // along the plain side's rows past a run are columns too (zipped a vector at a time,
   // then copied out run by run, or the reverse: a call of the kernel per run would cost
   // more than the run)
@@ -159,14 +160,16 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// - an element.
 /// Tiles have rows dense in the destination from the unit on, whose units fill the
 /// tile's W lanes (tile_side: 16 of 32 bits, 8 of 64, 4 of 128 on AVX-512), and columns
-/// dense in the source (up to 3 loops, 8 columns or more, or W). Weights into blocks take
+/// dense in the source (up to 3 loops, 8 columns or more, or W; without rows, dense on the
+/// plain side). Weights into blocks take
 /// the rows first (the fewest loops that fill the lanes, at most tile_rows_max rows, the zeros after each
 /// run of the first among them: a destination's padding), then the columns; blocks into
 /// plain layouts take the columns first (OIhw8i16o2i -> oihw: 2 x 16 channels), then as
 /// many rows as there are. A loop dense on both sides at unit level (a spread unit's
 /// only) is a run of columns and there are no rows: no transpose (ab -> BA16a16b4a: 4 a
-/// packed along 16 b); packing, the loops that continue the source's rows past a run
-/// shorter than a vector join the columns (the 256 blocks of b there). A lone loop of rows against a lone loop of columns is a 2-D transpose, and
+/// packed along 16 b); the loops that continue the plain side's rows past a run
+/// shorter than a vector join the columns (the 256 blocks of b there), packing or
+/// unpacking. A lone loop of rows against a lone loop of columns is a 2-D transpose, and
 /// stays one where its columns are a tile or more (nchw -> nChw16c: the transpose kind
 /// streams and blocks for the caches); against fewer (the 3 x 3 of weights), tiles are
 /// partial either way, and these are faster. Where no tiles fit the loops as they are,
