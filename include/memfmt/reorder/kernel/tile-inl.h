@@ -227,13 +227,13 @@ class tile_kernel {
     if constexpr (m > 4) {
       return 0;
     } else if (src_part_ != part && dst_part_ == part && !one_column_loop_) {
-      return zipped_runs<kBytes, kPart>(src, dst);
+      return runs_through_buffer<kBytes, kPart, true>(src, dst);
     } else if (src_part_ != part && dst_part_ == part && interleaved_access_ok<kPart>(dst)) {
       MEMFMT_KERNEL_PATH("spread units zipped");
       return interleave_rows(d, reinterpret_cast<const T*>(src), src_part_ / part, reinterpret_cast<T*>(dst), m, cols_,
                              stream_);
     } else if (dst_part_ != part && src_part_ == part && !one_column_loop_) {
-      return unzipped_runs<kBytes, kPart>(src, dst);
+      return runs_through_buffer<kBytes, kPart, false>(src, dst);
     } else if (dst_part_ != part && src_part_ == part && interleaved_access_ok<kPart>(src)) {
       MEMFMT_KERNEL_PATH("spread units unzipped");
       return deinterleave_rows(d, reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), dst_part_ / part, m, cols_,
@@ -242,57 +242,43 @@ class tile_kernel {
     return 0;
   }
 
-  /// zipped() where the destination takes the columns in runs (col_extent_[0] columns,
-  /// dense in the source from run to run: ab -> BA16a16b4a, runs of 16 columns 64 KiB
-  /// apart in dst): a vector of each part zipped into units in a buffer, then copied out
-  /// a run at a time (or a vector's worth of one). Returns the columns done.
-  template <std::size_t kBytes, std::size_t kPart>
-  dim zipped_runs(const std::byte* src, std::byte* dst) const {
+  /// zipped() where the blocked side holds the columns in runs (col_extent_[0] columns,
+  /// the runs dense on the plain side: ab <-> BA16a16b4a, runs of 16 columns 64 KiB apart
+  /// in the blocked side), a vector's columns at a time through a buffer of units:
+  /// packing, zipped from a vector of each part, then copied out a run at a time (or a
+  /// vector's worth of one); unpacking, copied in, then unzipped. Returns the columns done.
+  template <std::size_t kBytes, std::size_t kPart, bool kPack>
+  dim runs_through_buffer(const std::byte* src, std::byte* dst) const {
     using T = uint_of_size<kPart>;
     constexpr dim m = static_cast<dim>(kBytes / kPart);
     const hn::ScalableTag<T> d;
     const auto V = static_cast<dim>(hn::Lanes(d));
     const dim run = col_extent_[0];
     if (run % V != 0 && V % run != 0) return 0;
-    MEMFMT_KERNEL_PATH("spread units zipped, runs of columns");
-    const dim piece = run < V ? run : V;  // columns per copy
-    const auto piece_bytes = static_cast<std::size_t>(piece) * kBytes;
-    HWY_ALIGN T units[4 * hn::MaxLanes(d)];
-    const auto* s = reinterpret_cast<const T*>(src);
-    const dim src_row = src_part_ / static_cast<dim>(kPart);
-    dim at[max_column_loops] = {}, column = 0;
-    dim c = 0;
-    for (; c + V <= cols_; c += V) {
-      interleave_rows(d, s + c, src_row, units, m, V);
-      for (dim j = 0; j < V; j += piece, next_column(at, column, piece))
-        copy_piece(reinterpret_cast<const std::byte*>(units) + j * static_cast<dim>(kBytes), dst + column,
-                   piece_bytes, stream_);
+    if constexpr (kPack) {
+      MEMFMT_KERNEL_PATH("spread units zipped, runs of columns");
+    } else {
+      MEMFMT_KERNEL_PATH("spread units unzipped, runs of columns");
     }
-    return c;
-  }
-
-  /// zipped_runs the other way (BA16a16b4a -> ab): the source's runs copied into a buffer
-  /// a vector's columns at a time, then unzipped into a vector of each part.
-  template <std::size_t kBytes, std::size_t kPart>
-  dim unzipped_runs(const std::byte* src, std::byte* dst) const {
-    using T = uint_of_size<kPart>;
-    constexpr dim m = static_cast<dim>(kBytes / kPart);
-    const hn::ScalableTag<T> d;
-    const auto V = static_cast<dim>(hn::Lanes(d));
-    const dim run = col_extent_[0];
-    if (run % V != 0 && V % run != 0) return 0;
-    MEMFMT_KERNEL_PATH("spread units unzipped, runs of columns");
     const dim piece = run < V ? run : V;  // columns per copy
     const auto piece_bytes = static_cast<std::size_t>(piece) * kBytes;
     HWY_ALIGN T units[4 * hn::MaxLanes(d)];
-    auto* out = reinterpret_cast<T*>(dst);
-    const dim dst_row = dst_part_ / static_cast<dim>(kPart);
-    dim at[max_column_loops] = {}, from = 0;
+    auto* buffer = reinterpret_cast<std::byte*>(units);
+    const dim* step = kPack ? col_step_ : col_src_step_;  // (of the blocked side)
+    dim at[max_column_loops] = {}, blocked = 0;
     dim c = 0;
     for (; c + V <= cols_; c += V) {
-      for (dim j = 0; j < V; j += piece, next_column(at, from, piece, col_src_step_))
-        copy_piece(src + from, reinterpret_cast<std::byte*>(units) + j * static_cast<dim>(kBytes), piece_bytes, false);
-      deinterleave_rows(d, units, out + c, dst_row, m, V, stream_);
+      if constexpr (kPack) interleave_rows(d, reinterpret_cast<const T*>(src) + c, src_part_ / static_cast<dim>(kPart), units, m, V);
+      for (dim j = 0; j < V; j += piece, next_column(at, blocked, piece, step)) {
+        std::byte* unit = buffer + j * static_cast<dim>(kBytes);
+        if constexpr (kPack) {
+          copy_piece(unit, dst + blocked, piece_bytes, stream_);
+        } else {
+          copy_piece(src + blocked, unit, piece_bytes, false);
+        }
+      }
+      if constexpr (!kPack)
+        deinterleave_rows(d, units, reinterpret_cast<T*>(dst) + c, dst_part_ / static_cast<dim>(kPart), m, V, stream_);
     }
     return c;
   }
