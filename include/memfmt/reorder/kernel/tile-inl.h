@@ -12,9 +12,8 @@
 // packed from 2 to 8 vectors of elements (each widened, shifted to its place and or-ed
 // in), or unpacked into them.
 // With no rows, the units go from source to destination without a transpose.
-// Groups of W rows without rows of zeros, of whole units, whose columns are one loop or
-// at most column_table_max, run as straight code with the tile in registers
-// (whole_tiles); a quarter of a tile or less, in columns or in rows,
+// Groups of W rows without rows of zeros, of whole units, run as straight code with the
+// tile in registers (whole_tiles); a quarter of a tile or less, in columns or in rows,
 // goes unit by unit, which costs less than a transpose that moves a unit or two per
 // vector.
 //
@@ -76,8 +75,7 @@ class tile_kernel {
       col_step_[k] = col_src_step_[k] = 0;
     }
     one_column_loop_ = col_extent_[0] == cols_;
-    column_table_ = !one_column_loop_ && cols_ <= column_table_max;
-    if (column_table_) {
+    if (cols_ <= column_chunk) {
       dim at[max_column_loops] = {}, offset = 0;
       for (dim c = 0; c < cols_; ++c, next_column(at, offset)) col_dst_[c] = offset;
     }
@@ -139,12 +137,9 @@ class tile_kernel {
         // each vector it stores, or less
         MEMFMT_KERNEL_PATH("last rows unit by unit");
         unit_rows<kBytes, kPart>(src, to, rows, nr);
-      } else if (whole && kPart == kBytes && one_column_loop_) {
+      } else if (whole && kPart == kBytes) {
         MEMFMT_KERNEL_PATH("whole tiles");
-        whole_tiles<kBytes>(src, to, rows, [step = col_step_[0]](dim c) { return c * step; });
-      } else if (whole && kPart == kBytes && column_table_) {
-        MEMFMT_KERNEL_PATH("whole tiles, columns by table");
-        whole_tiles<kBytes>(src, to, rows, [table = col_dst_](dim c) { return table[c]; });
+        whole_tiles<kBytes>(src, to, rows);
       } else {
         tiles<kBytes, kPart>(src, to, rows, nr);
       }
@@ -154,15 +149,23 @@ class tile_kernel {
   /// The tiles of the `nr` rows at source byte offsets `rows`, over all columns.
   template <std::size_t kBytes, std::size_t kPart>
   void tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const;
-  /// tiles() with `column(c)`: the byte offset of column c in dst.
-  template <std::size_t kBytes, std::size_t kPart, class Column>
-  HWY_INLINE void tiles_at(const std::byte* src, std::byte* dst, const dim* rows, dim nr, Column column) const;
 
   /// The tiles of W rows at source byte offsets `rows` (none of zeros), over all columns,
   /// of whole units.
-  /// `column(c)`: the byte offset of column c in dst.
-  template <std::size_t kBytes, class Column>
-  HWY_INLINE void whole_tiles(const std::byte* src, std::byte* dst, const dim* rows, Column column) const;
+  template <std::size_t kBytes>
+  HWY_INLINE void whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const;
+
+  /// The byte offsets in dst of the `count` columns from the one `at` and `offset` walk
+  /// to (next_column), for chunks of column_chunk columns (the last fewer): the kernel's
+  /// table when it holds every column, else `table` filled, and the walk moved on.
+  /// (Chunks of a table serve every arrangement of the column loops with one loop: a loop
+  /// per arrangement doubled the kernel's code, and a walk column by column, which
+  /// branches at each column that ends a loop, was slower by up to a third.)
+  const dim* chunk_columns(dim count, dim* table, dim* at, dim& offset) const {
+    if (cols_ <= column_chunk) return col_dst_;
+    for (dim j = 0; j < count; ++j, next_column(at, offset)) table[j] = offset;
+    return table;
+  }
 
   /// The `nr` rows at source byte offsets `rows` (or of zeros), unit by unit.
   template <std::size_t kBytes, std::size_t kPart>
@@ -338,10 +341,10 @@ class tile_kernel {
   dim col_extent_[max_column_loops], col_step_[max_column_loops];
   dim col_src_step_[max_column_loops];  ///< (their byte steps in src)
   bool one_column_loop_ = true;  ///< the columns are col_step_[0] apart
-  /// Else, with at most column_table_max columns, col_dst_: each one's offset in dst.
-  static constexpr dim column_table_max = 512;
-  bool column_table_ = false;
-  dim col_dst_[column_table_max];
+  /// Columns per chunk of column_chunks (a whole number of tiles on every target); with
+  /// at most as many columns, col_dst_ holds each one's byte offset in dst.
+  static constexpr dim column_chunk = 512;
+  dim col_dst_[column_chunk];
   dim rows_ = 0;
   bool zero_rows_ = false;  ///< whether some rows are of zeros
   dim src_rows_[tile_rows_max];  ///< (the first rows_ are set)
@@ -403,96 +406,101 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
   }
 }
 
-template <std::size_t kBytes, class Column>
-HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, const dim* rows, Column column) const {
+template <std::size_t kBytes>
+HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const {
   constexpr std::size_t W = tile_w<kBytes>;
-  const dim column_step = column_step_, row_step = row_step_, cols = cols_;
-  dim c = 0;
-  if constexpr (W > 1) {
-    const DUnits<lane_t<kBytes>> d;
-    // (one loop per kind of store: a choice per tile would cost every tile a branch)
-    const auto whole = [&](auto stream) {
-      for (; c + static_cast<dim>(W) <= cols; c += static_cast<dim>(W)) {
-        const std::byte* from = src + c * column_step;
+  const dim column_step = column_step_, row_step = row_step_;
+  dim table[column_chunk], at[max_column_loops] = {}, offset = 0;
+  for (dim c0 = 0; c0 < cols_; c0 += column_chunk) {
+    const dim cols = std::min(column_chunk, cols_ - c0);
+    const dim* column = chunk_columns(cols, table, at, offset);
+    const std::byte* first = src + c0 * column_step;
+    dim c = 0;
+    if constexpr (W > 1) {
+      const DUnits<lane_t<kBytes>> d;
+      // (one loop per kind of store: a choice per tile would cost every tile a branch)
+      const auto whole = [&](auto stream) {
+        for (; c + static_cast<dim>(W) <= cols; c += static_cast<dim>(W)) {
+          const std::byte* from = first + c * column_step;
+          hn::Vec<DUnits<lane_t<kBytes>>> v[W];
+          MEMFMT_UNROLL
+          for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, from + rows[k], static_cast<dim>(W));
+          transpose<kBytes>(d, v);
+          MEMFMT_UNROLL
+          for (std::size_t j = 0; j < W; ++j)
+            store_units<kBytes>(d, v[j], dst + column[c + static_cast<dim>(j)], static_cast<dim>(W),
+                                decltype(stream)::value);
+        }
+      };
+      if (stream_) {
+        whole(std::true_type());
+      } else {
+        whole(std::false_type());
+      }
+      // (chunks are whole tiles: what is left is the last chunk's)
+      if (const dim nc = cols - c; nc > 0 && 4 * nc > static_cast<dim>(W)) {  // a partial tile
         hn::Vec<DUnits<lane_t<kBytes>>> v[W];
         MEMFMT_UNROLL
-        for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, from + rows[k], static_cast<dim>(W));
+        for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, first + rows[k] + c * column_step, nc);
         transpose<kBytes>(d, v);
-        MEMFMT_UNROLL
-        for (std::size_t j = 0; j < W; ++j)
-          store_units<kBytes>(d, v[j], dst + column(c + static_cast<dim>(j)), static_cast<dim>(W), decltype(stream)::value);
+        for (dim j = 0; j < nc; ++j) store_units<kBytes>(d, v[j], dst + column[c + j], static_cast<dim>(W), stream_);
+        return;
       }
-    };
-    if (stream_) {
-      whole(std::true_type());
-    } else {
-      whole(std::false_type());
+      if (c < cols) MEMFMT_KERNEL_PATH("last columns unit by unit");
     }
-    if (const dim nc = cols - c; nc > 0 && 4 * nc > static_cast<dim>(W)) {  // a partial tile
-      hn::Vec<DUnits<lane_t<kBytes>>> v[W];
-      MEMFMT_UNROLL
-      for (std::size_t k = 0; k < W; ++k) v[k] = load_units<kBytes>(d, src + rows[k] + c * column_step, nc);
-      transpose<kBytes>(d, v);
-      for (dim j = 0; j < nc; ++j) store_units<kBytes>(d, v[j], dst + column(c + j), static_cast<dim>(W), stream_);
-      return;
+    for (; c < cols; ++c) {
+      const std::byte* from = first + c * column_step;
+      std::byte* to = dst + column[c];
+      for (std::size_t k = 0; k < W; ++k) std::memcpy(to + static_cast<dim>(k) * row_step, from + rows[k], kBytes);
     }
-    if (c < cols) MEMFMT_KERNEL_PATH("last columns unit by unit");
-  }
-  for (; c < cols; ++c) {
-    const std::byte* from = src + c * column_step;
-    std::byte* to = dst + column(c);
-    for (std::size_t k = 0; k < W; ++k) std::memcpy(to + static_cast<dim>(k) * row_step, from + rows[k], kBytes);
   }
 }
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
-  if (one_column_loop_) return tiles_at<kBytes, kPart>(src, dst, rows, nr, [step = col_step_[0]](dim c) { return c * step; });
-  if (column_table_) return tiles_at<kBytes, kPart>(src, dst, rows, nr, [table = col_dst_](dim c) { return table[c]; });
-  const dim e0 = col_extent_[0], e1 = col_extent_[1], s0 = col_step_[0], s1 = col_step_[1], s2 = col_step_[2];
-  tiles_at<kBytes, kPart>(src, dst, rows, nr, [=](dim c) { return c % e0 * s0 + c / e0 % e1 * s1 + c / e0 / e1 * s2; });
-}
-
-template <std::size_t kBytes, std::size_t kPart, class Column>
-HWY_INLINE void tile_kernel::tiles_at(const std::byte* src, std::byte* dst, const dim* rows, dim nr,
-                                      Column column) const {
   constexpr std::size_t W = tile_w<kBytes>;
   // (the members the loops use, in locals: a store may alias anything, so that the
   // loops would read members again after each)
-  const dim cols = cols_, column_step = column_step_, row_step = row_step_;
+  const dim column_step = column_step_, row_step = row_step_, all = cols_;
   const bool stream = stream_;
-  if constexpr (W == 1) {
-    for (dim c = 0; c < cols; ++c)
-      move_unit<kBytes, kPart>(rows[0] < 0 ? nullptr : src + rows[0] + c * column_step, dst + column(c));
-  } else {
-    const DUnits<lane_t<kBytes>> d;
-    hn::Vec<DUnits<lane_t<kBytes>>> v[W];
-    for (dim c = 0; c < cols; c += static_cast<dim>(W)) {
-      const dim nc = cols - c < static_cast<dim>(W) ? cols - c : static_cast<dim>(W);
-      if (4 * nc <= static_cast<dim>(W)) {
-        // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
-        // loads would each bring a unit or two, and cost more than moving them
-        MEMFMT_KERNEL_PATH("last columns unit by unit");
-        for (dim j = c; j < cols; ++j)
-          for (dim k = 0; k < nr; ++k)
-            move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : src + rows[k] + j * column_step,
-                                     dst + column(j) + k * row_step);
-        break;
-      }
-      for (std::size_t k = 0; k < W; ++k) {
-        // (rows of zeros: padding; rows past the last: transposed, never stored)
-        const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
-        v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, src + rows[k] + c * column_step, nc);
-      }
-      transpose<kBytes>(d, v);
-      MEMFMT_UNROLL
-      for (std::size_t j = 0; j < W; ++j) {
-        if (static_cast<dim>(j) >= nc) break;
-        std::byte* to = dst + column(c + static_cast<dim>(j));
-        if constexpr (kPart == kBytes) {
-          store_units<kBytes>(d, v[j], to, nr, stream);
-        } else {
-          store<kBytes, kPart>(d, v[j], to, nr);
+  dim table[column_chunk], at[max_column_loops] = {}, offset = 0;
+  for (dim c0 = 0; c0 < all; c0 += column_chunk) {
+    const dim cols = std::min(column_chunk, all - c0);
+    const dim* column = chunk_columns(cols, table, at, offset);
+    const std::byte* first = src + c0 * column_step;
+    if constexpr (W == 1) {
+      for (dim c = 0; c < cols; ++c)
+        move_unit<kBytes, kPart>(rows[0] < 0 ? nullptr : first + rows[0] + c * column_step, dst + column[c]);
+    } else {
+      const DUnits<lane_t<kBytes>> d;
+      hn::Vec<DUnits<lane_t<kBytes>>> v[W];
+      for (dim c = 0; c < cols; c += static_cast<dim>(W)) {
+        const dim nc = cols - c < static_cast<dim>(W) ? cols - c : static_cast<dim>(W);
+        if (4 * nc <= static_cast<dim>(W)) {
+          // the last few columns (the ninth of a 3 x 3 kernel's) unit by unit: a tile's
+          // loads would each bring a unit or two, and cost more than moving them
+          MEMFMT_KERNEL_PATH("last columns unit by unit");
+          for (dim j = c; j < cols; ++j)
+            for (dim k = 0; k < nr; ++k)
+              move_unit<kBytes, kPart>(rows[k] < 0 ? nullptr : first + rows[k] + j * column_step,
+                                       dst + column[j] + k * row_step);
+          break;
+        }
+        for (std::size_t k = 0; k < W; ++k) {
+          // (rows of zeros: padding; rows past the last: transposed, never stored)
+          const bool zero = static_cast<dim>(k) >= nr || rows[k] < 0;
+          v[k] = zero ? hn::Zero(d) : load<kBytes, kPart>(d, first + rows[k] + c * column_step, nc);
+        }
+        transpose<kBytes>(d, v);
+        MEMFMT_UNROLL
+        for (std::size_t j = 0; j < W; ++j) {
+          if (static_cast<dim>(j) >= nc) break;
+          std::byte* to = dst + column[c + static_cast<dim>(j)];
+          if constexpr (kPart == kBytes) {
+            store_units<kBytes>(d, v[j], to, nr, stream);
+          } else {
+            store<kBytes, kPart>(d, v[j], to, nr);
+          }
         }
       }
     }
