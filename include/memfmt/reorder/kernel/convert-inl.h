@@ -121,32 +121,27 @@ HWY_INLINE dim store_row_vectors(const Load& load, std::byte* d, dim n, bool str
   return k;
 }
 
-/// The rows of convert_rows_inline, with the multiplication (by alpha times the row's
-/// scale when `scales` is not null) chosen at compile time. (Streaming is not: as a
-/// template parameter it added 15 % to the compile time of memfmt.hpp with header-only
-/// kernels, and a branch on a register per store costs next to nothing.) Arguments by value: a vector
-/// store may alias anything it can reach, so that a loop would read captures through a
-/// reference again each step.
-template <data_type S, data_type D, bool Scaled>
+/// The rows of convert_rows_inline, multiplied (by alpha times the row's scale when
+/// `scales` is not null) when `scaled`. Whether the results may be NaN is chosen at
+/// compile time (integers not multiplied convert to no NaN, and their stores skip the
+/// checks); streaming and `scaled` are not: each as a template parameter would double
+/// the function's code per pair of types, where a branch on a register per vector costs
+/// next to nothing. Arguments by value: a vector store may alias anything it can reach,
+/// so that a loop would read captures through a reference again each step.
+template <data_type S, data_type D, bool MayBeNaN>
 HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* dst, dim dst_step, dim n, dim rows,
-                                float alpha, const float* scales, dim row_scale_stride, dim zeros, bool stream) {
+                                bool scaled, float alpha, const float* scales, dim row_scale_stride, dim zeros,
+                                bool stream) {
   const DF df;
   const auto N = static_cast<dim>(hn::Lanes(df));
   constexpr auto src_size = static_cast<dim>(sizeof(storage_t<S>));
   constexpr auto dst_size = static_cast<dim>(sizeof(storage_t<D>));
   // a row's scale folds into alpha with the same single rounding as alpha * scale
   const auto factor = [=](dim r) { return scales != nullptr ? alpha * scales[r * row_scale_stride] : alpha; };
-  // integers not multiplied convert to no NaN: the checks for one are left out
-  constexpr bool may_be_nan = Scaled || !(S == data_type::s8 || S == data_type::u8 || S == data_type::s32);
-  const auto times = [](VF m, VF v) {
-    if constexpr (Scaled) {
-      return hn::Mul(m, v);
-    } else {
-      // no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would
-      // flush subnormals that the scalar reference keeps
-      return v;
-    }
-  };
+  constexpr bool may_be_nan = MayBeNaN;
+  // (no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would flush
+  // subnormals that the scalar reference keeps)
+  const auto times = [scaled](VF m, VF v) { return scaled ? hn::Mul(m, v) : v; };
   const dim span = n + zeros;  // a row and its zeros
   dim r = 0;
 #if !HWY_HAVE_SCALABLE && HWY_TARGET != HWY_SCALAR
@@ -224,11 +219,15 @@ HWY_INLINE void convert_rows_inline(const void* src, dim src_step, void* dst, di
   const auto* s = static_cast<const std::byte*>(src);
   auto* d = static_cast<std::byte*>(dst);
   const float* scales = c.scales != nullptr ? p.scales : nullptr;
-  if (c.scales != nullptr || c.alpha != 1.f) {
-    return convert_rows_as<S, D, true>(s, src_step, d, dst_step, n, rows, c.alpha, scales, p.row_scale_stride,
-                                       p.zero_tail, p.stream);
+  const bool scaled = c.scales != nullptr || c.alpha != 1.f;
+  // integers not multiplied convert to no NaN: their stores leave out the checks for one
+  if constexpr (S == data_type::s8 || S == data_type::u8 || S == data_type::s32) {
+    if (!scaled)
+      return convert_rows_as<S, D, false>(s, src_step, d, dst_step, n, rows, false, 1.f, nullptr, 0, p.zero_tail,
+                                          p.stream);
   }
-  return convert_rows_as<S, D, false>(s, src_step, d, dst_step, n, rows, 1.f, nullptr, 0, p.zero_tail, p.stream);
+  return convert_rows_as<S, D, true>(s, src_step, d, dst_step, n, rows, scaled, c.alpha, scales, p.row_scale_stride,
+                                     p.zero_tail, p.stream);
 }
 
 /// convert_rows_inline, called.
