@@ -1526,8 +1526,9 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
   // a tile, or one or two columns, which go unit by unit; so do a row or two after whole
   // tiles (9 rows; 5 rows and 4 zeros). Whole units also come with their columns in two
   // loops, the inner one the outer in dst (OIhw4i16o4i -> oihw: columns 16o x 4i), also
-  // more of them than a chunk of the kernel's column table holds (1026: two chunks, the
-  // chunk boundary inside the inner loop when it is split), in one loop or two.
+  // more of them than a chunk of the kernel's column table holds (1026 and 1053: three
+  // chunks, the last of 2 columns, which go unit by unit, or of 29, a partial tile), in
+  // one loop, or in two whose inner one (of 9) ends mid-chunk.
   // Streamed or not by the parity of rows + columns.
   std::mt19937_64 rng(43);
   std::vector<test_case> cases;
@@ -1541,10 +1542,10 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
                           shape{data_type::bf16, 2, 2}}) {
     const auto size = static_cast<dim>(memfmt::data_type_size(sh.t));
     for (const dim rows : {4, 5, 9, 12, 64})
-      for (const dim cols : {1, 2, 8, 9, 10, 13, 17, 33, 1026})
+      for (const dim cols : {1, 2, 8, 9, 10, 13, 17, 33, 1026, 1053})
         for (const bool split : {false, true}) {
-          if (split && (sh.m > 1 || cols % 2 != 0)) continue;
-          if (cols > 512 && rows > 12) continue;
+          const dim q = cols > 512 ? 9 : 2;  // the inner column loop's extent when split
+          if (split && (sh.m > 1 || cols % q != 0)) continue;
           test_case tc;
           nest& n = tc.n;
           n.kind = kernel_kind::tile;
@@ -1572,11 +1573,11 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
             n.loops[1] = loop{rows, cols, 1, 0};
             n.loops[2] = loop{cols, 1, rows + tail, 0};
           }
-          if (split) {  // columns c = 2a + b at a + b * cols / 2 in dst
+          if (split) {  // columns c = qa + b at a + b * cols / q in dst
             n.nloops = 4;
             n.tile_column_loops = 2;
-            n.loops[2] = loop{cols / 2, 2, rows + tail, 0};
-            n.loops[3] = loop{2, 1, (rows + tail) * (cols / 2), 0};
+            n.loops[2] = loop{cols / q, q, rows + tail, 0};
+            n.loops[3] = loop{q, 1, (rows + tail) * (cols / q), 0};
           }
           tc.src.resize(static_cast<std::size_t>(outer * block * size));
           fill_random(tc.src, sh.t, rng);
@@ -1587,7 +1588,7 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
   }
   const paths_by_kernel ran = check_cases(cases);
   require_paths(ran, with_tiles,
-                {"last columns unit by unit", "last rows unit by unit", "whole tiles"});
+                {"last columns unit by unit", "last rows unit by unit", "whole tiles", "columns in chunks"});
 }
 
 TEST_CASE("transposes of a broadcast source (source rows 0 apart) on every target equal the reference", "[kernel]") {

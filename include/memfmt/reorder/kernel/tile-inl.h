@@ -75,7 +75,7 @@ class tile_kernel {
       col_step_[k] = col_src_step_[k] = 0;
     }
     one_column_loop_ = col_extent_[0] == cols_;
-    if (cols_ <= column_chunk) {
+    if (transposed_ && cols_ <= column_chunk) {  // (straight units walk their columns)
       dim at[max_column_loops] = {}, offset = 0;
       for (dim c = 0; c < cols_; ++c, next_column(at, offset)) col_dst_[c] = offset;
     }
@@ -163,6 +163,7 @@ class tile_kernel {
   /// branches at each column that ends a loop, was slower by up to a third.)
   const dim* chunk_columns(dim count, dim* table, dim* at, dim& offset) const {
     if (cols_ <= column_chunk) return col_dst_;
+    MEMFMT_KERNEL_PATH("columns in chunks");
     for (dim j = 0; j < count; ++j, next_column(at, offset)) table[j] = offset;
     return table;
   }
@@ -341,8 +342,8 @@ class tile_kernel {
   dim col_extent_[max_column_loops], col_step_[max_column_loops];
   dim col_src_step_[max_column_loops];  ///< (their byte steps in src)
   bool one_column_loop_ = true;  ///< the columns are col_step_[0] apart
-  /// Columns per chunk of column_chunks (a whole number of tiles on every target); with
-  /// at most as many columns, col_dst_ holds each one's byte offset in dst.
+  /// Columns per table of chunk_columns (a whole number of tiles on every target); with at
+  /// most as many columns, col_dst_ holds each one's byte offset in dst.
   static constexpr dim column_chunk = 512;
   dim col_dst_[column_chunk];
   dim rows_ = 0;
@@ -409,6 +410,7 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
 template <std::size_t kBytes>
 HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const {
   constexpr std::size_t W = tile_w<kBytes>;
+  static_assert(column_chunk % W == 0, "a chunk of columns is whole tiles: only the last ends in part");
   const dim column_step = column_step_, row_step = row_step_;
   dim table[column_chunk], at[max_column_loops] = {}, offset = 0;
   for (dim c0 = 0; c0 < cols_; c0 += column_chunk) {
@@ -459,6 +461,7 @@ HWY_INLINE void tile_kernel::whole_tiles(const std::byte* src, std::byte* dst, c
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::tiles(const std::byte* src, std::byte* dst, const dim* rows, dim nr) const {
   constexpr std::size_t W = tile_w<kBytes>;
+  static_assert(column_chunk % W == 0, "a chunk of columns is whole tiles: only the last ends in part");
   // (the members the loops use, in locals: a store may alias anything, so that the
   // loops would read members again after each)
   const dim column_step = column_step_, row_step = row_step_, all = cols_;
