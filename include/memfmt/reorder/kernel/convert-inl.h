@@ -138,7 +138,6 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
   constexpr auto dst_size = static_cast<dim>(sizeof(storage_t<D>));
   // a row's scale folds into alpha with the same single rounding as alpha * scale
   const auto factor = [=](dim r) { return scales != nullptr ? alpha * scales[r * row_scale_stride] : alpha; };
-  constexpr bool may_be_nan = MayBeNaN;
   // (no multiplication without a factor: with FTZ/DAZ set by the host, x * 1 would flush
   // subnormals that the scalar reference keeps)
   const auto times = [scaled](VF m, VF v) { return scaled ? hn::Mul(m, v) : v; };
@@ -170,7 +169,7 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       const VF m = same_factor ? common : hn::Combine(df, hn::Set(half_f, factor(r + 1)), hn::Set(half_f, factor(r)));
       VF v = times(m, widen_to_f32<S>(in));
       if (zeros != 0) v = hn::IfThenElseZero(row_lanes, v);
-      const auto out = to_storage<D, may_be_nan>(v);
+      const auto out = to_storage<D, MayBeNaN>(v);
       if (dst_pairs) {
         store_maybe_stream(out, dd, d, stream);
       } else {  // (half vectors go through the cache: streaming stores pay for whole lines)
@@ -187,7 +186,7 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       const std::byte* s = src + r * src_step;
       VF v = times(m, zeros == 0 ? load_f32<S>(s) : load_f32_first<S>(s, n));
       if (zeros != 0) v = hn::IfThenElseZero(row_lanes, v);
-      store_f32<D, may_be_nan>(v, dst + r * dst_step, stream);
+      store_f32<D, MayBeNaN>(v, dst + r * dst_step, stream);
     }
   }
   const dim prefetch_end = row_prefetch_end(n, src_size);
@@ -199,8 +198,8 @@ HWY_INLINE void convert_rows_as(const std::byte* src, dim src_step, std::byte* d
       if (at < prefetch_end) prefetch_ahead(s + at * src_size, row_prefetch);
       return times(m, load_f32<S>(s + at * src_size));
     };
-    const dim k = store_row_vectors<D, may_be_nan>(load, d, n, stream);
-    if (k < n) store_f32_first<D, may_be_nan>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
+    const dim k = store_row_vectors<D, MayBeNaN>(load, d, n, stream);
+    if (k < n) store_f32_first<D, MayBeNaN>(times(m, load_f32_first<S>(s + k * src_size, n - k)), d + k * dst_size, n - k);
     if (zeros != 0) store_f32_first<D, false>(hn::Zero(df), d + n * dst_size, zeros);
   }
 }

@@ -155,9 +155,9 @@ class tile_kernel {
   template <std::size_t kBytes>
   HWY_INLINE void whole_tiles(const std::byte* src, std::byte* dst, const dim* rows) const;
 
-  /// The byte offsets in dst of the `count` columns from the one `at` and `offset` walk
-  /// to (next_column), for chunks of column_chunk columns (the last fewer): the kernel's
-  /// table when it holds every column, else `table` filled, and the walk moved on.
+  /// The byte offsets in dst of the next `count` columns of a chunk (column_chunk of them,
+  /// the last fewer): the kernel's table when it holds every column, else `table`, filled
+  /// from the column walk `at`, `offset` (next_column), which moves on past the chunk.
   /// (Chunks of a table serve every arrangement of the column loops with one loop: a loop
   /// per arrangement doubled the kernel's code, and a walk column by column, which
   /// branches at each column that ends a loop, was slower by up to a third.)
