@@ -219,6 +219,31 @@ TEST_CASE("from memory, the loop along the rows of one side moves in around chun
   CHECK(loops_of(ordered(ut, 1)) == loops_of(ut));
 }
 
+TEST_CASE("from memory, the loops stay in destination order where Q's blocks are not back to back on its side",
+          "[pass][tiles]") {
+  // f32 oihw -> OIhw4o8i8o4i, 2048 x 896 x 3 x 3 as use_tiles leaves it: blocks of 32 o,
+  // of 32 i, the 4 groups of 8 o, the 8 groups of 4 i; rows 8 o x 4 i, columns the 9
+  // pixels. A call covers 4 i x 9 = 36 elements back to back in the source; P = the
+  // groups of 4 i (destination step 32), Q = the blocks of i (source step 288, not 36)
+  nest n = make_nest(kernel_kind::tile, {{64, 258048, 258048}, {28, 288, 9216}, {4, 64512, 256}, {8, 36, 32},
+                                         {8, 8064, 4}, {4, 9, 1}, {9, 1, 1024}});
+  n.tile_row_loops = 2;
+  n.tile_column_loops = 1;
+  CHECK(memfmt::detail::block_run(n, 4, true) == 36);
+  CHECK(memfmt::detail::block_run(n, 4, false) == 32);
+  CHECK(loops_of(ordered(n, 4)) == loops_of(n));
+  // with the groups of 4 i in the rows, a call covers 288 back to back: Q continues it
+  // and goes innermost, in chunks of 7 (P: the groups of 8 o, destination step 256)
+  nest m = make_nest(kernel_kind::tile, {{64, 258048, 258048}, {28, 288, 9216}, {4, 64512, 256}, {8, 36, 32},
+                                         {8, 8064, 4}, {4, 9, 1}, {9, 1, 1024}});
+  m.tile_row_loops = 3;
+  m.tile_column_loops = 1;
+  CHECK(memfmt::detail::block_run(m, 3, true) == 288);
+  const nest o = ordered(m, 4);
+  CHECK(loops_of(o) == std::vector<loop>{{64, 258048, 258048}, {4, 2016, 64512}, {4, 64512, 256}, {7, 288, 9216},
+                                         {8, 36, 32}, {8, 8064, 4}, {4, 9, 1}, {9, 1, 1024}});
+}
+
 TEST_CASE("the loops just outside a tile's rows join them while they continue the rows densely in dst",
           "[pass][tiles]") {
   // f32 oihw -> OIhw8i16o2i, 32 x 32 x 3 x 3 as use_tiles leaves it: blocks of o and of i,

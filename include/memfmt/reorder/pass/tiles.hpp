@@ -245,6 +245,24 @@ inline void take_outer_rows(nest& n, dim threads = 1) {
   }
 }
 
+/// The elements a call of `n`'s kernel covers back to back on one side (`src`, or dst):
+/// the product of its owned loops (from loop `first` on) that are dense there from
+/// stride 1, in any order.
+inline dim block_run(const nest& n, int first, bool src) {
+  dim run = 1;
+  bool taken[max_loops] = {};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = first; i < n.nloops; ++i)
+      if (!taken[i] && n.loops[i].extent > 1 && (src ? n.loops[i].src_stride : n.loops[i].dst_stride) == run) {
+        run *= n.loops[i].extent;
+        taken[i] = true;
+        grew = true;
+      }
+  }
+  return run;
+}
+
 /// Orders the outer loops of a `tile` or `transpose` nest for a pass from memory. Of
 /// the two loops that finish lines, P (the smallest step on either side: it walks
 /// along rows of the side whose blocks lie in many rows) and Q (the smallest step on
@@ -253,6 +271,10 @@ inline void take_outer_rows(nest& n, dim threads = 1) {
 /// `BA16a64b4a` thus reads a few rows at a time, each once and while it is in cache,
 /// rather than a strip of 64 columns down every row (a page per row, 64 passes), and
 /// writes the blocks in runs; unpacking walks the same way with the sides swapped.
+/// Only where Q's step is a block's run on Q's side (block_run), so that the blocks of
+/// Q's iterations lie back to back there; else the loops stay in destination order,
+/// which writes the destination in runs: f32 `oihw` -> `OIhw4o8i8o4i` (9 pixels of 4 i
+/// per call and source row, Q the blocks of 32 i, 288 apart) is such a nest.
 /// @pre n.kind == tile or transpose, not split for threads; `bytes`: the size of an element
 inline void order_tiles_for_memory(nest& n, dim bytes) {
   constexpr dim window = dim{1} << 18;  // (a quarter of L2: the lines of both sides stay)
@@ -275,6 +297,7 @@ inline void order_tiles_for_memory(nest& n, dim bytes) {
   dim block = bytes;
   for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
   if (block <= 0 || P.extent <= 0 || step(p, p_src) == 0) return;  // (no elements, or a broadcast)
+  if (step(q, !p_src) != block_run(n, outer, !p_src)) return;  // (Q's blocks are apart there)
   // the largest chunk of Q (a divisor of its extent) within the window, and with at
   // most 16 rows of a source walked along its rows (more, 4 KiB apart, share L1's sets
   // and evict each other's prefetched lines before they are read)
