@@ -246,3 +246,41 @@ TEST_CASE("what stays in one pass", "[stage]") {
   // nothing to tile: a plain layout on both sides
   CHECK_FALSE(staged_any(lowered(desc({64, 64}, f32, "ab"), desc({64, 64}, s8, "ab"), 2)));
 }
+
+TEST_CASE("from memory, the pair whose conversion reads the longer run of the source", "[stage]") {
+  // source_run: the innermost loop's run, then each loop around it that steps by the run
+  nest n;
+  n.nloops = 4;
+  n.loops[0] = {2, 4096, 0};
+  n.loops[1] = {8, 512, 0};
+  n.loops[2] = {1, 7, 0};  // (a loop of one steps nowhere)
+  n.loops[3] = {64, 1, 0};
+  CHECK(memfmt::detail::source_run(n) == 64);
+  n.loops[1].src_stride = 64;
+  CHECK(memfmt::detail::source_run(n) == 512);
+  n.loops[0].src_stride = 512;
+  CHECK(memfmt::detail::source_run(n) == 1024);
+  // From memory, two blocks for each pair: those of the tiles as they are (destination
+  // order), or ordered for memory (order_tiles_for_memory)
+  const auto check = [](const desc& src, const desc& dst, const std::string& want, dim run) {
+    const auto nests = lowered(src, dst, 1);
+    placed_nest first, second;
+    REQUIRE(memfmt::detail::stage_conversion(nests[0], 1, first, second, true));
+    CHECK(memfmt::detail::nest_str(first) == want);
+    CHECK(memfmt::detail::source_run(first.loops) == run);
+    const nest& whole = nests[0].loops;
+    CHECK(sorted(joined(first, second, memfmt::detail::stage_bytes)) == sorted(elements(whole, 0, whole.outer_count())));
+  };
+  // f32 OIhw8i16o2i -> s8 oihw, 256 x 128 x 3 x 3, a scale per output channel: as they
+  // are, the conversion reads the source from end to end; ordered, the 2 blocks of 128
+  // input channels of a block of 16 output channels go inside, and it reads runs of 128
+  // elements 256 apart. As they are
+  check(desc({256, 128, 3, 3}, data_type::f32, "OIhw8i16o2i"), desc({256, 128, 3, 3}, data_type::s8, "oihw"),
+        "copy @src+0 scratch: 16(18432,0,sc16) 2(9216,0) 288(32,32) | 16(2,2,sc1) 2(1,1)", 256 * 128 * 9);
+  // f32 gOIhw2o8i16o4i -> s8 goihw, 2 x 64 x 224 x 3 x 3, a scale per group: as they
+  // are, blocks of 512 elements 1024 apart (the 2 o of a block outside the pixels of 16
+  // o); ordered, whole blocks of 32 o x 32 i x 9 pixels, the source from end to end.
+  // Ordered
+  check(desc({2, 64, 224, 3, 3}, data_type::f32, "gOIhw2o8i16o4i"), desc({2, 64, 224, 3, 3}, data_type::s8, "goihw"),
+        "copy @src+0 scratch: 2(129024,0,sc1) 2(64512,0) 7(9216,0) | 9216(1,1)", 2 * 64 * 224 * 9);
+}

@@ -153,6 +153,18 @@ inline bool converts_well_in_one_pass(const nest& n) {
   return false;
 }
 
+/// The elements `n` reads back to back in the source in loop order: the innermost loop's
+/// run, and each loop around it while it steps by the run so far.
+inline dim source_run(const nest& n) {
+  dim run = 1;
+  for (int k = n.nloops; k-- > 0;) {
+    if (n.loops[k].extent == 1) continue;
+    if (n.loops[k].src_stride != run) break;
+    run *= n.loops[k].extent;
+  }
+  return run;
+}
+
 /// Splits the converting nest `p` into a staged pair, `first` then `second`, where its
 /// layout change as a plain copy of the narrower type (the source's, with a sum) runs
 /// as tiles: the conversion into
@@ -160,9 +172,9 @@ inline bool converts_well_in_one_pass(const nest& n) {
 /// reads the destination) or a wider destination, the tiles into the scratch in
 /// destination order, then the conversion. Blocks hold at most stage_bytes of the
 /// scratch's type, and with `threads` > 1 are small enough to give each 4 or more.
-/// `from_memory` (a conversion first): the blocks are those of the tiles ordered for a
-/// pass from memory (order_tiles_for_memory), so a block reads the source along its rows
-/// (f32 `ab` -> s8 `BA16a64b4a`: whole rows, not 256 rows of 64 columns).
+/// `from_memory` (a conversion first): the blocks are those of the tiles as they are or
+/// ordered for a pass from memory (order_tiles_for_memory), whichever reads the longer
+/// run of the source (source_run).
 /// Returns false, writing nothing, where that does not apply or the nest converts well
 /// in one pass.
 /// @pre p simplified, its conversion set and not a plain copy, not a zero fill, not
@@ -192,8 +204,6 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   t.zero_tail = n.zero_tail;
   use_tiles(t, bytes);
   if (t.kind != kernel_kind::tile) return false;
-  // (the move first, so ordered, writes the destination in shorter runs: slower)
-  if (from_memory && convert_first) order_tiles_for_memory(t, bytes);
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
   // judges it) and such blocks make a pair; else blocks as large as the scratch
   dim total = 1;
@@ -204,8 +214,8 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   move.src = move.dst = convert_first ? n.cvt.dst : n.cvt.src;
   nest a, b;
   int nouter = 0;
-  const auto pair = [&](dim budget) {
-    nest cut = t;
+  const auto pair = [&](const nest& tiles, dim budget) {
+    nest cut = tiles;
     const int at = stage_block(cut, budget);
     if (at < 0) return false;
     // the outer loops (a loop of one when the block is the whole nest: the pair's shared loop)
@@ -222,7 +232,29 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
                : stage_nest(outer, nouter, block, count, scratch, true, false, move, 0, src_bytes, true, a) &&
                      stage_nest(outer, nouter, block, count, scratch, false, true, n.cvt, n.zero_tail, dst_bytes, false, b);
   };
-  const bool made = (share && pair(std::max(total / (4 * threads), stage_min_elements))) || pair(most);
+  const auto pair_of = [&](const nest& tiles) {
+    return (share && pair(tiles, std::max(total / (4 * threads), stage_min_elements))) || pair(tiles, most);
+  };
+  bool made = pair_of(t);
+  // from memory, a conversion first takes the tiles as they are or ordered for memory,
+  // whichever pair's conversion reads the longer run of the source (f32 -> s8
+  // `gOIhw2o8i16o4i` -> `goihw`: ordered, whole blocks, not runs of 512 elements;
+  // `OIhw8i16o2i` -> `oihw`: as they are, the whole source, not runs of 32; ties:
+  // ordered); the move first, so ordered, writes the destination in shorter runs, which
+  // is slower
+  if (from_memory && convert_first) {
+    const nest first_as_is = a, second_as_is = b;
+    const int shared_as_is = nouter;
+    nest ordered = t;
+    order_tiles_for_memory(ordered, bytes, true);
+    if (!pair_of(ordered) || (made && source_run(a) < source_run(first_as_is))) {
+      a = first_as_is;
+      b = second_as_is;
+      nouter = shared_as_is;
+    } else {
+      made = true;
+    }
+  }
   if (!made) return false;
   first = placed_nest{};
   second = placed_nest{};

@@ -275,8 +275,9 @@ inline dim block_run(const nest& n, int first, bool src) {
 /// Q's iterations lie back to back there; else the loops stay in destination order,
 /// which writes the destination in runs: f32 `oihw` -> `OIhw4o8i8o4i` (9 pixels of 4 i
 /// per call and source row, Q the blocks of 32 i, 288 apart) is such a nest.
+/// With `apart_too`, also where they are not (stage_conversion weighs both orders).
 /// @pre n.kind == tile or transpose, not split for threads; `bytes`: the size of an element
-inline void order_tiles_for_memory(nest& n, dim bytes) {
+inline void order_tiles_for_memory(nest& n, dim bytes, bool apart_too = false) {
   constexpr dim window = dim{1} << 18;  // (a quarter of L2: the lines of both sides stay)
   const int outer = n.nloops - n.owned_loops();
   if (outer < 2 || n.nloops + 1 > max_loops) return;
@@ -297,7 +298,7 @@ inline void order_tiles_for_memory(nest& n, dim bytes) {
   dim block = bytes;
   for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
   if (block <= 0 || P.extent <= 0 || step(p, p_src) == 0) return;  // (no elements, or a broadcast)
-  if (step(q, !p_src) != block_run(n, outer, !p_src)) return;  // (Q's blocks are apart there)
+  if (!apart_too && step(q, !p_src) != block_run(n, outer, !p_src)) return;  // (Q's blocks are apart there)
   // the largest chunk of Q (a divisor of its extent) within the window, and with at
   // most 16 rows of a source walked along its rows (more, 4 KiB apart, share L1's sets
   // and evict each other's prefetched lines before they are read)
