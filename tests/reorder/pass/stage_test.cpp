@@ -272,9 +272,9 @@ TEST_CASE("from memory, the pair whose conversion reads the longer run of the so
     CHECK(sorted(joined(first, second, memfmt::detail::stage_bytes)) == sorted(elements(whole, 0, whole.outer_count())));
   };
   // f32 OIhw8i16o2i -> s8 oihw, 256 x 128 x 3 x 3, a scale per output channel: as they
-  // are, the conversion reads the source from end to end; ordered, the 2 blocks of 128
-  // input channels of a block of 16 output channels go inside, and it reads runs of 128
-  // elements 256 apart. As they are
+  // are, the conversion reads the source from end to end; ordered, the 8 blocks of 16
+  // input channels go inside the groups of 2, and it reads runs of 128 elements 256
+  // apart. As they are
   check(desc({256, 128, 3, 3}, data_type::f32, "OIhw8i16o2i"), desc({256, 128, 3, 3}, data_type::s8, "oihw"),
         "copy @src+0 scratch: 16(18432,0,sc16) 2(9216,0) 288(32,32) | 16(2,2,sc1) 2(1,1)", 256 * 128 * 9);
   // f32 gOIhw2o8i16o4i -> s8 goihw, 2 x 64 x 224 x 3 x 3, a scale per group: as they

@@ -229,16 +229,25 @@ TEST_CASE("from memory, the loops stay in destination order where Q's blocks are
                                          {8, 8064, 4}, {4, 9, 1}, {9, 1, 1024}});
   n.tile_row_loops = 2;
   n.tile_column_loops = 1;
-  CHECK(memfmt::detail::block_run(n, 4, true) == 36);
-  CHECK(memfmt::detail::block_run(n, 4, false) == 32);
+  CHECK(memfmt::detail::block_run(n, true) == 36);
+  CHECK(memfmt::detail::block_run(n, false) == 32);
   CHECK(loops_of(ordered(n, 4)) == loops_of(n));
-  // with the groups of 4 i in the rows, a call covers 288 back to back: Q continues it
-  // and goes innermost, in chunks of 7 (P: the groups of 8 o, destination step 256)
+  // built by hand to show the other branch (take_outer_rows joins the groups of 4 i to the
+  // rows only after this pass): with them in the rows, a call covers 288 back to back, Q
+  // continues it and goes innermost, in chunks of 7 (P: the groups of 8 o, dst step 256)
   nest m = make_nest(kernel_kind::tile, {{64, 258048, 258048}, {28, 288, 9216}, {4, 64512, 256}, {8, 36, 32},
                                          {8, 8064, 4}, {4, 9, 1}, {9, 1, 1024}});
   m.tile_row_loops = 3;
   m.tile_column_loops = 1;
-  CHECK(memfmt::detail::block_run(m, 3, true) == 288);
+  CHECK(memfmt::detail::block_run(m, true) == 288);
+  // in the destination, the zeros after the run at stride 1 count: f32 nchw -> nChw16c
+  // with 3 channels (3 + 13 zeros per pixel) and 64 pixels covers 16 x 64 elements there
+  nest z = make_nest(kernel_kind::tile, {{2, 192, 1024}, {3, 64, 1}, {64, 1, 16}});
+  z.tile_row_loops = 1;
+  z.tile_column_loops = 1;
+  z.zero_tail = 13;
+  CHECK(memfmt::detail::block_run(z, false) == 1024);
+  CHECK(memfmt::detail::block_run(z, true) == 192);
   const nest o = ordered(m, 4);
   CHECK(loops_of(o) == std::vector<loop>{{64, 258048, 258048}, {4, 2016, 64512}, {4, 64512, 256}, {7, 288, 9216},
                                          {8, 36, 32}, {8, 8064, 4}, {4, 9, 1}, {9, 1, 1024}});

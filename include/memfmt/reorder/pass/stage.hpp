@@ -153,8 +153,25 @@ inline bool converts_well_in_one_pass(const nest& n) {
   return false;
 }
 
+/// Orders the shared loops of a staged pair (`first` reads the source) for a pass from
+/// memory: the larger a loop's step in the source, the further out it goes, so that a
+/// block's neighbours in the source follow it (f32 `ab` -> u8 `BA16a64b4a`: every block
+/// of input channels across the rows of a block of output channels, rather than a strip
+/// of 64 columns down all 4096 rows per pass). Both nests keep the same order.
+/// @pre the pair from stage_conversion, not split for threads
+inline void order_staged_for_memory(placed_nest& first, placed_nest& second) {
+  const int shared = second.fused_loops;
+  const auto magnitude = [](dim x) { return x < 0 ? -x : x; };
+  // (insertion sort: a few loops; stable, so equal steps keep their order)
+  for (int i = 1; i < shared; ++i)
+    for (int j = i; j > 0 && magnitude(first.loops.loops[j - 1].src_stride) < magnitude(first.loops.loops[j].src_stride); --j) {
+      std::swap(first.loops.loops[j - 1], first.loops.loops[j]);
+      std::swap(second.loops.loops[j - 1], second.loops.loops[j]);
+    }
+}
+
 /// The elements `n` reads back to back in the source in loop order: the innermost loop's
-/// run, and each loop around it while it steps by the run so far.
+/// run, and each loop around it while it steps by the run so far (loops of one skipped).
 inline dim source_run(const nest& n) {
   dim run = 1;
   for (int k = n.nloops; k-- > 0;) {
@@ -174,7 +191,7 @@ inline dim source_run(const nest& n) {
 /// scratch's type, and with `threads` > 1 are small enough to give each 4 or more.
 /// `from_memory` (a conversion first): the blocks are those of the tiles as they are or
 /// ordered for a pass from memory (order_tiles_for_memory), whichever reads the longer
-/// run of the source (source_run).
+/// run of the source (source_run) with the shared loops ordered too.
 /// Returns false, writing nothing, where that does not apply or the nest converts well
 /// in one pass.
 /// @pre p simplified, its conversion set and not a plain copy, not a zero fill, not
@@ -237,17 +254,29 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   };
   bool made = pair_of(t);
   // from memory, a conversion first takes the tiles as they are or ordered for memory,
-  // whichever pair's conversion reads the longer run of the source (f32 -> s8
-  // `gOIhw2o8i16o4i` -> `goihw`: ordered, whole blocks, not runs of 512 elements;
-  // `OIhw8i16o2i` -> `oihw`: as they are, the whole source, not runs of 32; ties:
-  // ordered); the move first, so ordered, writes the destination in shorter runs, which
-  // is slower
-  if (from_memory && convert_first) {
+  // whichever pair's conversion reads the longer run of the source once its shared loops
+  // are ordered too (order_staged_for_memory, as the plan does next) (f32 -> s8
+  // `gOIhw2o8i16o4i` -> `goihw`: ordered, whole blocks, not runs of 512 elements; 256 x
+  // 128 x 3 x 3 `OIhw8i16o2i` -> `oihw`: as they are, the whole source, not runs of 128;
+  // ties: ordered). The destination's runs are not weighed. (The move first stays as it
+  // is: ordered, it would write the destination in shorter runs, which is slower.)
+  const auto planned_run = [&] {
+    placed_nest f, s;
+    f.loops = a;
+    s.loops = b;
+    s.fused_loops = nouter;
+    order_staged_for_memory(f, s);
+    return source_run(f.loops);
+  };
+  nest ordered = t;
+  if (from_memory && convert_first) order_tiles_for_memory(ordered, bytes, true);
+  const bool reordered =
+      ordered.nloops != t.nloops || !std::equal(t.loops, t.loops + t.nloops, ordered.loops);
+  if (from_memory && convert_first && reordered) {
     const nest first_as_is = a, second_as_is = b;
     const int shared_as_is = nouter;
-    nest ordered = t;
-    order_tiles_for_memory(ordered, bytes, true);
-    if (!pair_of(ordered) || (made && source_run(a) < source_run(first_as_is))) {
+    const dim run_as_is = made ? planned_run() : 0;
+    if (!pair_of(ordered) || (made && planned_run() < run_as_is)) {
       a = first_as_is;
       b = second_as_is;
       nouter = shared_as_is;
@@ -267,27 +296,6 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   second.staged = convert_first ? stage::move_from_scratch : stage::convert_from_scratch;
   second.fused_loops = nouter;
   return true;
-}
-
-}  // namespace memfmt::detail
-
-namespace memfmt::detail {
-
-/// Orders the shared loops of a staged pair (`first` reads the source) for a pass from
-/// memory: the larger a loop's step in the source, the further out it goes, so that a
-/// block's neighbours in the source follow it (f32 `ab` -> u8 `BA16a64b4a`: every block
-/// of input channels across the rows of a block of output channels, rather than a strip
-/// of 64 columns down all 4096 rows per pass). Both nests keep the same order.
-/// @pre the pair from stage_conversion, not split for threads
-inline void order_staged_for_memory(placed_nest& first, placed_nest& second) {
-  const int shared = second.fused_loops;
-  const auto magnitude = [](dim x) { return x < 0 ? -x : x; };
-  // (insertion sort: a few loops; stable, so equal steps keep their order)
-  for (int i = 1; i < shared; ++i)
-    for (int j = i; j > 0 && magnitude(first.loops.loops[j - 1].src_stride) < magnitude(first.loops.loops[j].src_stride); --j) {
-      std::swap(first.loops.loops[j - 1], first.loops.loops[j]);
-      std::swap(second.loops.loops[j - 1], second.loops.loops[j]);
-    }
 }
 
 }  // namespace memfmt::detail

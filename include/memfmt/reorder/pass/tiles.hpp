@@ -246,19 +246,22 @@ inline void take_outer_rows(nest& n, dim threads = 1) {
 }
 
 /// The elements a call of `n`'s kernel covers back to back on one side (`src`, or dst):
-/// the product of its owned loops (from loop `first` on) that are dense there from
-/// stride 1, in any order.
-inline dim block_run(const nest& n, int first, bool src) {
+/// the product of its owned loops that are dense there from stride 1, in any order (loops
+/// of one skipped; in dst, the run at stride 1 counts the zero tail after it).
+/// @pre strides >= 0 (as descriptors have them)
+inline dim block_run(const nest& n, bool src) {
   dim run = 1;
   bool taken[max_loops] = {};
+  const int first = n.nloops - n.owned_loops() < 0 ? 0 : n.nloops - n.owned_loops();
   for (bool grew = true; grew;) {
     grew = false;
-    for (int i = first; i < n.nloops; ++i)
-      if (!taken[i] && n.loops[i].extent > 1 && (src ? n.loops[i].src_stride : n.loops[i].dst_stride) == run) {
-        run *= n.loops[i].extent;
-        taken[i] = true;
-        grew = true;
-      }
+    for (int i = first; i < n.nloops; ++i) {
+      const loop& l = n.loops[i];
+      if (taken[i] || l.extent <= 1 || (src ? l.src_stride : l.dst_stride) != run) continue;
+      run *= l.extent + (!src && l.dst_stride == 1 ? n.zero_tail : 0);
+      taken[i] = true;
+      grew = true;
+    }
   }
   return run;
 }
@@ -272,12 +275,13 @@ inline dim block_run(const nest& n, int first, bool src) {
 /// rather than a strip of 64 columns down every row (a page per row, 64 passes), and
 /// writes the blocks in runs; unpacking walks the same way with the sides swapped.
 /// Only where Q's step is a block's run on Q's side (block_run), so that the blocks of
-/// Q's iterations lie back to back there; else the loops stay in destination order,
-/// which writes the destination in runs: f32 `oihw` -> `OIhw4o8i8o4i` (9 pixels of 4 i
-/// per call and source row, Q the blocks of 32 i, 288 apart) is such a nest.
-/// With `apart_too`, also where they are not (stage_conversion weighs both orders).
+/// Q's iterations lie back to back there; else the loops stay as they are (in
+/// destination order, as simplify and use_tiles leave them), which writes the
+/// destination in runs: f32 `oihw` -> `OIhw4o8i8o4i` (9 pixels of 4 i per call and
+/// source row, Q the blocks of 32 i, 288 apart) is such a nest. With `even_if_apart`,
+/// also where Q's blocks are apart (stage_conversion weighs both orders).
 /// @pre n.kind == tile or transpose, not split for threads; `bytes`: the size of an element
-inline void order_tiles_for_memory(nest& n, dim bytes, bool apart_too = false) {
+inline void order_tiles_for_memory(nest& n, dim bytes, bool even_if_apart = false) {
   constexpr dim window = dim{1} << 18;  // (a quarter of L2: the lines of both sides stay)
   const int outer = n.nloops - n.owned_loops();
   if (outer < 2 || n.nloops + 1 > max_loops) return;
@@ -298,7 +302,7 @@ inline void order_tiles_for_memory(nest& n, dim bytes, bool apart_too = false) {
   dim block = bytes;
   for (int i = outer; i < n.nloops; ++i) block *= n.loops[i].extent;
   if (block <= 0 || P.extent <= 0 || step(p, p_src) == 0) return;  // (no elements, or a broadcast)
-  if (!apart_too && step(q, !p_src) != block_run(n, outer, !p_src)) return;  // (Q's blocks are apart there)
+  if (!even_if_apart && step(q, !p_src) != block_run(n, !p_src)) return;  // (Q's blocks are apart there)
   // the largest chunk of Q (a divisor of its extent) within the window, and with at
   // most 16 rows of a source walked along its rows (more, 4 KiB apart, share L1's sets
   // and evict each other's prefetched lines before they are read)
