@@ -465,7 +465,8 @@ MEMFMT_REORDER_API void reorder::plan() {
     }
   }
   // a destination that will not be read back from the last-level cache is written around
-  // it (whole aligned vectors only; results are the same): the source passes through the
+  // it (whole aligned vectors only; by plain copies, where they write whole lines:
+  // writes_whole_lines; results are the same): the source passes through the
   // cache too, so once both do not fit, the first destination lines are gone before the
   // reorder ends, and keeping them would only cost a read of each line
   const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
@@ -511,7 +512,10 @@ MEMFMT_REORDER_API void reorder::plan() {
     if (tiles && !fused && from_memory)
       detail::order_tiles_for_memory(p.loops, unit_bytes);
     if (!fused) detail::take_outer_rows(p.loops, threads);
-    p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided;
+    // (conversions keep their stores around the caches: without them, as many got slower
+    // as faster)
+    p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided &&
+                            (converts || detail::writes_whole_lines(p.loops, dst_size_ / p.parts));
     if (threads > 1) detail::split_for_threads(p.loops, threads);
     planned.push_back(std::move(p));
   }

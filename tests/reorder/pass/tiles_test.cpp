@@ -283,3 +283,34 @@ TEST_CASE("the loops just outside a tile's rows join them while they continue th
   memfmt::detail::take_outer_rows(copy);
   CHECK(copy.tile_row_loops == 0);
 }
+
+TEST_CASE("stores around the caches only where a call writes whole lines of the destination", "[pass][tiles]") {
+  // f32 gOIhw16i16o2i -> goihw as planned: rows the 9 pixels (dst 1), columns 16 o (dst
+  // 2016) x 2 i (dst 9): a call writes runs of 2 x 9 elements, 72 bytes
+  nest t = make_nest(kernel_kind::tile, {{512, 32256, 32256}, {7, 4608, 288}, {16, 32, 18}, {9, 512, 1},
+                                         {16, 2, 2016}, {2, 1, 9}});
+  t.tile_row_loops = 1;
+  t.tile_column_loops = 2;
+  CHECK(memfmt::detail::block_run(t, false) == 18);
+  CHECK_FALSE(memfmt::detail::writes_whole_lines(t, 4));
+  // f32 OIhw8o8i -> oihw: columns 8 o (dst 8064) x 8 i (dst 9), runs of 8 x 9 elements:
+  // 288 bytes, 4 lines or more
+  nest w = make_nest(kernel_kind::tile, {{256, 64512, 64512}, {112, 576, 72}, {9, 64, 1}, {8, 8, 8064}, {8, 1, 9}});
+  w.tile_row_loops = 1;
+  w.tile_column_loops = 2;
+  CHECK(memfmt::detail::block_run(w, false) == 72);
+  CHECK(memfmt::detail::writes_whole_lines(w, 4));
+  // nchw -> nChw16c: a transpose whose columns are 16 channels, one line each
+  nest c = make_nest(kernel_kind::transpose, {{4, 65536, 65536}, {16, 4096, 1}, {4096, 1, 16}});
+  CHECK(memfmt::detail::block_run(c, false) == 16 * 4096);
+  CHECK(memfmt::detail::writes_whole_lines(c, 4));
+  // rows of one element and 15 zeros (nchw -> nChw16c, the 17th channel): a line per row
+  nest z = make_nest(kernel_kind::copy, {{4, 65536, 65536}, {4096, 1, 16}, {1, 1, 1}});
+  z.zero_tail = 15;
+  CHECK(memfmt::detail::block_run(z, false) == 16 * 4096);
+  CHECK(memfmt::detail::writes_whole_lines(z, 4));
+  // runs of 72 elements of 1 byte: 72 bytes, not whole lines; of 4 bytes: 288, long enough
+  nest r = make_nest(kernel_kind::copy, {{64, 128, 128}, {72, 1, 1}});
+  CHECK_FALSE(memfmt::detail::writes_whole_lines(r, 1));
+  CHECK(memfmt::detail::writes_whole_lines(r, 4));
+}
