@@ -304,7 +304,8 @@ TEST_CASE("stores around the caches only where a call writes whole lines of the 
   nest c = make_nest(kernel_kind::transpose, {{4, 65536, 65536}, {16, 4096, 1}, {4096, 1, 16}});
   CHECK(memfmt::detail::block_run(c, false) == 16 * 4096);
   CHECK(memfmt::detail::writes_whole_lines(c, 4));
-  // rows of one element and 15 zeros (nchw -> nChw16c, the 17th channel): a line per row
+  // rows of one element and 15 zeros (as the last channel of nchw -> nChw16c with 17): a
+  // line per row
   nest z = make_nest(kernel_kind::copy, {{4, 65536, 65536}, {4096, 1, 16}, {1, 1, 1}});
   z.zero_tail = 15;
   CHECK(memfmt::detail::block_run(z, false) == 16 * 4096);

@@ -247,7 +247,8 @@ inline void take_outer_rows(nest& n, dim threads = 1) {
 
 /// The elements a call of `n`'s kernel covers back to back on one side (`src`, or dst):
 /// the product of its owned loops that are dense there from stride 1, in any order (loops
-/// of one skipped; in dst, the run at stride 1 counts the zero tail after it).
+/// of one skipped; in dst, the run at stride 1 counts the zero tail after it, a run of
+/// one element followed by zeros too).
 /// @pre strides >= 0 (as descriptors have them)
 inline dim block_run(const nest& n, bool src) {
   dim run = 1;
@@ -269,10 +270,12 @@ inline dim block_run(const nest& n, bool src) {
 
 /// Whether stores around the caches (nest::stream_stores) would write whole lines of the
 /// destination: a call's run there (block_run, elements of `bytes`) is a whole number of
-/// 64-byte lines, or 4 lines or more, whose partial lines at the ends are a small share.
-/// Else the vector stores that happen to be aligned would go around the caches beside
-/// ordinary stores into the rest of their lines, which costs more than storing all of
-/// them through the cache (f32 `gOIhw16i16o2i` -> `goihw`: runs of 2 x 9 pixels, 72 bytes).
+/// 64-byte lines (taken to start on one), or 4 lines or more. Else the vector stores that
+/// happen to be aligned would go around the caches beside ordinary stores into the rest
+/// of their lines, which costs more than storing all of them through the cache (f32
+/// `gOIhw16i16o2i` -> `goihw`: runs of 2 x 9 pixels, 72 bytes). (A tile kernel stores a
+/// vector per column, so its runs of 4 lines or more may still mix the two where the
+/// columns are not a whole number of lines apart.)
 inline bool writes_whole_lines(const nest& n, dim bytes) {
   const dim run = block_run(n, false) * bytes;
   return run % 64 == 0 || run >= 256;
