@@ -205,12 +205,42 @@ HWY_INLINE VTile<W> load_bits_first(const std::byte* p, dim n) {
   }
 }
 
+/// Stores the first `n` < W lanes of `v` as whole stores of halves, quarters, ... of
+/// the vector (7 of 8 lanes: 16, 8 and 4 bytes). For AVX2, whose masked stores
+/// (vpmaskmov) cost a dozen cycles or more each on some processors.
+#if HWY_TARGET == HWY_AVX2
+template <std::size_t W>
+HWY_INLINE void store_u32_first(VTile<W> v, std::uint32_t* p, dim n) {
+  if constexpr (W >= 2) {
+    constexpr auto half = static_cast<dim>(W / 2);
+    const DTile<W / 2> dh;
+    if (n >= half) {
+      hn::StoreU(hn::LowerHalf(dh, v), dh, p);
+      if (n > half) store_u32_first<W / 2>(hn::UpperHalf(dh, v), p + half, n - half);
+    } else if (n > 0) {
+      store_u32_first<W / 2>(hn::LowerHalf(dh, v), p, n);
+    }
+  }
+}
+#endif
+
+/// Stores the first `n` lanes of a tile row of 32-bit lanes, writing nothing after them.
+/// @pre n < W, exact_masked_rows<4>
+template <std::size_t W>
+HWY_INLINE void store_lanes_first(VTile<W> v, std::uint32_t* p, dim n) {
+#if HWY_TARGET == HWY_AVX2
+  store_u32_first<W>(v, p, n);
+#else
+  const DTile<W> du;
+  hn::BlendedStore(v, hn::FirstN(du, static_cast<std::size_t>(n)), du, p);
+#endif
+}
+
 /// Stores the first `n` lanes of `v` as kSize-byte elements.
 template <std::size_t kSize, std::size_t W>
 HWY_INLINE void store_bits_first(VTile<W> v, std::byte* p, dim n) {
   if constexpr (exact_masked_rows<kSize> && kSize == 4) {
-    const DTile<W> du;
-    hn::BlendedStore(v, hn::FirstN(du, static_cast<std::size_t>(n)), du, reinterpret_cast<std::uint32_t*>(p));
+    store_lanes_first<W>(v, reinterpret_cast<std::uint32_t*>(p), n);
   } else if constexpr (exact_masked_rows<kSize>) {  // (AVX-512: masked stores of any width)
     const hn::Rebind<uint_of_size<kSize>, DTile<W>> d;
     const auto narrow = hn::DemoteTo(d, hn::BitCast(hn::RebindToSigned<DTile<W>>(), v));

@@ -22,25 +22,33 @@ namespace memfmt::detail::HWY_NAMESPACE {
 
 /// A tile of `rows` x `cols` 32-bit elements (each at most W) by masked rows: source
 /// rows `src_step` bytes apart, source column k to the destination row at to + k *
-/// dst_step. `row_lanes` = FirstN(cols), `column_lanes` = FirstN(rows).
+/// dst_step. `row_lanes` = FirstN(cols). Loads are masked only when cols < W, and stores
+/// of rows < W lanes go by store_lanes_first: AVX2's masked stores (vpmaskmov) cost a
+/// dozen cycles or more each on some processors, whole stores one.
 /// @pre exact_masked_rows<4>
 template <std::size_t W, class M>
 HWY_INLINE void transpose_masked_tile(const std::byte* from, dim src_step, std::byte* to, dim dst_step, dim rows,
-                                      dim cols, M row_lanes, M column_lanes) {
+                                      dim cols, M row_lanes) {
   const DTile<W> du;
+  constexpr auto w = static_cast<dim>(W);
   VTile<W> r[W];
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     const auto row = static_cast<dim>(k);
-    r[k] = row < rows ? hn::MaskedLoad(row_lanes, du, reinterpret_cast<const std::uint32_t*>(from + row * src_step))
-                      : hn::Zero(du);
+    const auto* p = reinterpret_cast<const std::uint32_t*>(from + row * src_step);
+    r[k] = row >= rows ? hn::Zero(du) : cols == w ? hn::LoadU(du, p) : hn::MaskedLoad(row_lanes, du, p);
   }
   transpose_tile<W>(r);
   MEMFMT_UNROLL
   for (std::size_t k = 0; k < W; ++k) {
     const auto column = static_cast<dim>(k);
     if (column >= cols) break;
-    hn::BlendedStore(r[k], column_lanes, du, reinterpret_cast<std::uint32_t*>(to + column * dst_step));
+    auto* p = reinterpret_cast<std::uint32_t*>(to + column * dst_step);
+    if (rows == w) {
+      hn::StoreU(r[k], du, p);
+    } else {
+      store_lanes_first<W>(r[k], p, rows);
+    }
   }
 }
 
@@ -59,10 +67,8 @@ HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim
   constexpr auto w = static_cast<dim>(W);
   if (rows <= w && cols <= w) {
     const auto row_lanes = hn::FirstN(du, static_cast<std::size_t>(cols));
-    const auto column_lanes = hn::FirstN(du, static_cast<std::size_t>(rows));
     for (dim b = 0; b < count; ++b)
-      transpose_masked_tile<W>(src + b * src_block, src_step, dst + b * dst_block, dst_step, rows, cols, row_lanes,
-                               column_lanes);
+      transpose_masked_tile<W>(src + b * src_block, src_step, dst + b * dst_block, dst_step, rows, cols, row_lanes);
     return;
   }
   for (dim b = 0; b < count; ++b) {
@@ -71,8 +77,7 @@ HWY_NOINLINE void transpose_small_blocks(const std::byte* src, dim src_step, dim
         const dim n_rows = rows - r0 < w ? rows - r0 : w, n_cols = cols - c0 < w ? cols - c0 : w;
         transpose_masked_tile<W>(src + b * src_block + r0 * src_step + c0 * 4, src_step,
                                  dst + b * dst_block + c0 * dst_step + r0 * 4, dst_step, n_rows, n_cols,
-                                 hn::FirstN(du, static_cast<std::size_t>(n_cols)),
-                                 hn::FirstN(du, static_cast<std::size_t>(n_rows)));
+                                 hn::FirstN(du, static_cast<std::size_t>(n_cols)));
       }
     }
   }
