@@ -1,7 +1,7 @@
 // Per-target `gather` kernel: a block of elements that is contiguous in the
 // destination, each read from the source at an offset from a table made at plan
 // time. Plain copies move the elements as they are (32-bit ones with vector
-// gathers); conversions gather f32 values into an L1-resident chunk and run
+// gathers but on AVX2); conversions gather f32 values into an L1-resident chunk and run
 // stage B over it, which writes the block's contiguous destination.
 //
 // Compiled once per target by pass-inl.h.
@@ -30,8 +30,9 @@ HWY_INLINE void gather_u32(const std::byte* src, const std::int32_t* HWY_RESTRIC
   const auto* s = reinterpret_cast<const std::uint32_t*>(src);
   dim k = 0;
   // (a source not aligned to 4 bytes: Highway's 128-bit gathers load the lanes as typed
-  // elements, which such a source does not hold)
-  if (reinterpret_cast<std::uintptr_t>(src) % 4 == 0)
+  // elements, which such a source does not hold; AVX2: vpgatherdd is microcoded on AMD
+  // Zen, the processors that run AVX2 kernels on servers, and slower than scalar moves)
+  if (HWY_TARGET != HWY_AVX2 && reinterpret_cast<std::uintptr_t>(src) % 4 == 0)
     for (; k + N <= n; k += N) hn::StoreU(hn::GatherIndex(du, s, hn::LoadU(di, offsets + k)), du, out + k);
   for (; k < n; ++k) std::memcpy(out + k, src + std::ptrdiff_t{offsets[k]} * 4, 4);
 }
