@@ -63,13 +63,22 @@ TEST_CASE("few columns take in the loop around them that continues them in the s
   CHECK(loops_of(s) == std::vector<loop>{{32, 9, 32}, {32, 288, 1}, {9, 1, 1024}});
 }
 
-TEST_CASE("a transpose whose tile would be narrower than 4 gathers by table; zero fills stay zero fills",
+TEST_CASE("a transpose whose tile would be narrower than 4 gathers by table, but for long rows of packed source "
+          "columns; zero fills stay zero fills",
           "[pass][simplify]") {
-  // 2 channels blocked (aBcd2b) -> nchw, 64 pixels: tiles of 2 x 64
-  const nest s = simplified(make_nest(kernel_kind::strided, {{2, 1, 64}, {64, 2, 1}}));
+  // 2 channels blocked (aBcd2b) -> nchw, 32 pixels: tiles of 2 x 32
+  const nest s = simplified(make_nest(kernel_kind::strided, {{2, 1, 32}, {32, 2, 1}}));
   CHECK(s.kind == kernel_kind::gather);
-  CHECK(s.gather_loops == 2);  // the whole nest is one block of 128 elements
-  CHECK(loops_of(s) == std::vector<loop>{{2, 1, 64}, {64, 2, 1}});
+  CHECK(s.gather_loops == 2);  // the whole nest is one block of 64 elements
+  CHECK(loops_of(s) == std::vector<loop>{{2, 1, 32}, {32, 2, 1}});
+  // with 64 pixels, rows long enough for interleaved loads of the 2 packed channels
+  const nest t = simplified(make_nest(kernel_kind::strided, {{2, 1, 64}, {64, 2, 1}}));
+  CHECK(t.kind == kernel_kind::transpose);
+  CHECK(loops_of(t) == std::vector<loop>{{64, 2, 1}, {2, 1, 64}});
+  // ... but not where the 2 channels are 3 apart (not packed): a gather
+  CHECK(simplified(make_nest(kernel_kind::strided, {{2, 1, 64}, {64, 3, 1}})).kind == kernel_kind::gather);
+  // nor where the destination's side is the packed one (nchw -> aBcd2b goes by table)
+  CHECK(simplified(make_nest(kernel_kind::strided, {{2, 64, 1}, {64, 1, 2}})).kind == kernel_kind::gather);
   // with 4 channels the tile is 4 wide: a transpose
   CHECK(simplified(make_nest(kernel_kind::strided, {{4, 1, 64}, {64, 4, 1}})).kind == kernel_kind::transpose);
   // a zero fill (source strides 0) folds like a copy and stays a fill
