@@ -21,11 +21,17 @@ inline constexpr dim interleave_below_side = 16;
 /// 4-lane tiles as gathered).
 inline constexpr dim gather_below_side = 4;
 
-/// Transposes of 2 to 4 packed source columns (packed_source_columns) with rows at least
-/// this long stay transposes: their interleaved loads beat a gather (hwIo2i -> hwio: 128
-/// output channels per pair of input channels; at 16 to 48 rows the kernel's cost per
-/// block ate the gain).
+/// Rows at least this long make a transpose of 2 to 4 packed source columns worth its
+/// interleaved loads rather than a gather (hwIo2i -> hwio: 128 output channels per
+/// pair of input channels; at 16 to 48 rows the kernel's cost per block ate the gain).
 inline constexpr dim deinterleave_min_rows = 64;
+
+/// Whether a transpose's block of rows J (dst stride 1) by columns I (src stride 1) has
+/// 2 to 4 columns packed in the source and long rows: the transpose kernel moves it
+/// with interleaved loads, whole vectors, faster than a gather of its elements.
+inline bool packed_narrow_side(const loop& J, const loop& I) {
+  return I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent && J.extent >= deinterleave_min_rows;
+}
 
 /// How many innermost loops of `loops` (ordered by dst stride) form a block that is
 /// contiguous in dst, of at most gather_max elements with offsets that fit 32 bits;
@@ -186,9 +192,7 @@ inline void simplify(nest& n, bool zero_fill, dim dst_bytes) {
     const bool transpose = n.kind == kernel_kind::transpose;
     const dim side = transpose ? std::min(n.loops[folded - 2].extent, columns) : 0;  // of its tile
     if (n.kind == kernel_kind::strided || (transpose && side < interleave_below_side)) {
-      const loop& J = n.loops[folded - 2];
-      const bool narrow = transpose && n.column_loops == 1 && packed_source_columns(J, n.loops[folded - 1]) &&
-                          J.extent >= deinterleave_min_rows;
+      const bool narrow = transpose && n.column_loops == 1 && packed_narrow_side(n.loops[folded - 2], n.loops[folded - 1]);
       const int b = interleave_block(kept, folded);
       const int g = b > 0 || (transpose && (side >= gather_below_side || narrow)) ? 0 : gather_block(kept, folded);
       if (b > 0) {
