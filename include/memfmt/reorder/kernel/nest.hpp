@@ -54,6 +54,13 @@ enum class kernel_kind {
               ///< and the loops that continue the plain side's rows past a short run
 };
 
+/// Whether a `transpose` block of rows J (dst stride 1) by columns I (src stride 1) has 2
+/// to 4 columns back to back in the source: the kernel moves it with interleaved loads,
+/// a vector of rows at a time.
+constexpr bool packed_source_columns(const loop& J, const loop& I) {
+  return I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent;
+}
+
 /// Converted rows shorter than this many elements go through a buffer when they lie
 /// back to back on one side (the copy kernel's converted_rows): converted as one long row.
 inline constexpr dim short_converted_row = 64;

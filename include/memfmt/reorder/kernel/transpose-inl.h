@@ -56,11 +56,6 @@ struct transpose_kernel : transpose_converting {
     }
   }
 
-  /// Whether the block's source rows are 2 to 4 columns, back to back (interleaved loads).
-  static bool packed_source_columns(const loop& J, const loop& I) {
-    return I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent;
-  }
-
   /// A block 2, 3 or 4 wide on a packed side, with interleaved stores or loads;
   /// false when the block is not such a block.
   bool narrow(const std::byte* src, std::byte* dst, const float* scales, const loop& J, const loop& I) const {

@@ -26,11 +26,11 @@ inline constexpr dim gather_below_side = 4;
 /// pair of input channels; at 16 to 48 rows the kernel's cost per block ate the gain).
 inline constexpr dim deinterleave_min_rows = 64;
 
-/// Whether a transpose's block of rows J (dst stride 1) by columns I (src stride 1) has
-/// 2 to 4 columns packed in the source and long rows: the transpose kernel moves it
-/// with interleaved loads, whole vectors, faster than a gather of its elements.
+/// Whether a transpose's block of rows J by columns I has packed source columns
+/// (packed_source_columns) and long rows: the transpose kernel's interleaved loads move
+/// it whole vectors at a time, faster than a gather of its elements.
 inline bool packed_narrow_side(const loop& J, const loop& I) {
-  return I.extent >= 2 && I.extent <= 4 && J.src_stride == I.extent && J.extent >= deinterleave_min_rows;
+  return packed_source_columns(J, I) && J.extent >= deinterleave_min_rows;
 }
 
 /// How many innermost loops of `loops` (ordered by dst stride) form a block that is
