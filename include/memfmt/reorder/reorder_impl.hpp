@@ -497,12 +497,14 @@ MEMFMT_REORDER_API void reorder::plan() {
       }
     }
     // (the scales are bound to the nests later: a plain copy has none)
-    // (gathers of 4-byte elements stay: as tiles they gained nothing in cache and lost
-    // from memory)
+    // (gathers of 4-byte elements stay, but where tiles of pairs spread on one side beat
+    // them: as tiles of elements they gained nothing in cache and lost from memory)
     const bool gather = p.loops.kind == detail::kernel_kind::gather;
     // (f64 copies the plan could not split stay as they are: scalar rows)
-    if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && (!gather || unit_bytes <= 2) && unit_bytes <= 4) {
-      detail::use_tiles(p.loops, unit_bytes);
+    if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && unit_bytes <= 4) {
+      detail::nest t = p.loops;
+      detail::use_tiles(t, unit_bytes);
+      if (!gather || unit_bytes <= 2 || detail::pair_tiles_beat_gather(t, from_memory)) p.loops = t;
       if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
         p.gather_src.clear();
         p.gather_scale.clear();

@@ -127,6 +127,45 @@ TEST_CASE("units of 16 bytes: 128-bit blocks, 4 x 4 to a tile (f32 ohwi -> OhwI1
   CHECK(tiled(n8, 4).kind == kernel_kind::copy);
 }
 
+TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, replacing a gather where a call "
+          "moves 32 columns or more, from memory in one run (f32 ab -> BA16a32b2a, BA16a16b2a, BA4b8a8b2a)",
+          "[pass][tiles]") {
+  // 342 x 160 -> BA16a32b2a as simplify leaves it, a gather: 5 blocks of b (32, 12288),
+  // 192 pairs of a (342, 64), 32 b (1, 2), 2 a (171, 1). A pair of a is a unit of 8
+  // bytes spread on the source's rows; the 32 b step a unit in dst and an element in src:
+  // one run of 32 columns, no transpose.
+  const auto gather = [](std::initializer_list<loop> loops) {
+    nest n = make_nest(kernel_kind::gather, loops);
+    n.gather_loops = 2;
+    return n;
+  };
+  const nest t = tiled(gather({{5, 32, 12288}, {192, 342, 64}, {32, 1, 2}, {2, 171, 1}}), 4);
+  CHECK(t.kind == kernel_kind::tile);
+  CHECK(t.tile_unit == 2);
+  CHECK(t.tile_row_loops == 0);
+  CHECK(t.tile_column_loops == 1);
+  CHECK(loops_of(t) == std::vector<loop>{{5, 32, 12288}, {192, 342, 64}, {32, 1, 2}, {2, 171, 1}});
+  CHECK(memfmt::detail::pair_tiles_beat_gather(t, false));
+  CHECK(memfmt::detail::pair_tiles_beat_gather(t, true));
+  // 16 b per block: tiles too, but a call of 16 columns loses to the gather
+  const nest t16 = tiled(gather({{10, 16, 6144}, {192, 342, 32}, {16, 1, 2}, {2, 171, 1}}), 4);
+  CHECK(t16.kind == kernel_kind::tile);
+  CHECK(t16.tile_unit == 2);
+  CHECK_FALSE(memfmt::detail::pair_tiles_beat_gather(t16, false));
+  // BA4b8a8b2a: 160 columns in runs of 8 pairs (5 x 4 x 8, blocks 12288 and 128 apart):
+  // in cache the tiles win, from memory each run is a stream of its own
+  nest runs = make_nest(kernel_kind::gather, {{5, 32, 12288}, {24, 2736, 512}, {4, 8, 128}, {8, 342, 16}, {8, 1, 2},
+                                               {2, 171, 1}});
+  runs.gather_loops = 4;
+  const nest tr = tiled(runs, 4);
+  REQUIRE(tr.kind == kernel_kind::tile);
+  CHECK(tr.tile_unit == 2);
+  CHECK(tr.tile_row_loops == 0);
+  CHECK(tr.tile_column_loops == 3);
+  CHECK(memfmt::detail::pair_tiles_beat_gather(tr, false));
+  CHECK_FALSE(memfmt::detail::pair_tiles_beat_gather(tr, true));
+}
+
 TEST_CASE("a lone 2-D transpose with a tile of columns or more stays a transpose; zero fills and copies of long rows "
           "stay",
           "[pass][tiles]") {

@@ -8,9 +8,9 @@
 // Units of 1 or 2 bytes ride in 32-bit lanes, widened on load and narrowed on store;
 // units of 16 bytes are 128-bit blocks, W = blocks per vector (4 x 4 on AVX-512, 2 x 2 on
 // AVX2, a unit at a time on SSE4).
-// Units of 2, 4 or 8 bytes of 1- or 2-byte elements may also be spread on one side:
-// packed from 2 to 8 vectors of elements (each widened, shifted to its place and or-ed
-// in), or unpacked into them.
+// Units of 2, 4 or 8 bytes of 1- or 2-byte elements, and of 8 bytes of 4-byte ones, may
+// also be spread on one side: packed from 2 to 8 vectors of elements (each widened,
+// shifted to its place and or-ed in), or unpacked into them.
 // With no rows, the units go from source to destination without a transpose.
 // Groups of W rows without rows of zeros, of whole units, run as straight code with the
 // tile in registers (whole_tiles); a quarter of a tile or less, in columns or in rows,
@@ -102,6 +102,7 @@ class tile_kernel {
     if (part_bytes_ != unit_bytes_) {  // spread units
       if (unit_bytes_ == 2) return groups<2, 1>(src, dst);
       if (unit_bytes_ == 4) return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
+      if (part_bytes_ == 4) return groups<8, 4>(src, dst);
       return part_bytes_ == 1 ? groups<8, 1>(src, dst) : groups<8, 2>(src, dst);
     }
     switch (unit_bytes_) {
@@ -376,9 +377,10 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
     store_units<kBytes>(d, v, p, n, stream_);
   } else {
     constexpr std::size_t W = hn::MaxLanes(D());
-    const auto mask = hn::Set(DTile<W>(), (1u << (8 * kPart)) - 1);
     for (std::size_t k = 0; k < kBytes / kPart; ++k, p += dst_part_) {
-      const VTile<W> part = hn::And(narrow_lanes(d, hn::ShiftRightSame(v, static_cast<int>(8 * kPart * k))), mask);
+      VTile<W> part = narrow_lanes(d, hn::ShiftRightSame(v, static_cast<int>(8 * kPart * k)));
+      // (4-byte parts: narrowing cut them)
+      if constexpr (kPart < 4) part = hn::And(part, hn::Set(DTile<W>(), (1u << (8 * kPart)) - 1));
       if (n == static_cast<dim>(W)) {
         store_bits<kPart, W>(part, p);
       } else {

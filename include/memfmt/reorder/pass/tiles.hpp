@@ -156,7 +156,8 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// - for 1- and 2-byte elements, the 2, 4 or 8 bytes of the destination's innermost
 ///   loop, packed from strided source elements (OIhw4i16o4i from oihw: 4 i, 9 apart),
 ///   or of the source's innermost loop, unpacked to strided destination elements (the
-///   reverse); the other side's columns or rows then step by one element;
+///   reverse); the other side's columns or rows then step by one element; for 4-byte
+///   elements, the same with pairs (8 bytes), after an element;
 /// - an element.
 /// Tiles have rows dense in the destination from the unit on, whose units fill the
 /// tile's W lanes (tile_side: 16 of 32 bits, 8 of 64, 4 of 128 on AVX-512), and columns
@@ -191,7 +192,7 @@ inline void use_tiles(nest& n, dim bytes) {
   // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w, is a tenth
   // faster so than as unpacked 4i).
   const auto spread = [&](bool packed, dim most, bool cut) {
-    if (bytes > 2 || n.zero_tail != 0) return false;
+    if (n.zero_tail != 0) return false;
     for (int i = 0; i < n.nloops; ++i) {
       const loop l = n.loops[i];
       if ((packed ? l.dst_stride : l.src_stride) != 1 || !unit_fits(l.extent, most)) continue;
@@ -215,11 +216,32 @@ inline void use_tiles(nest& n, dim bytes) {
       return unit_fits(last.extent, bytes == 4 ? 16 : 8) && n.zero_tail == 0 &&
              try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent, cut);
     }
+    // (4-byte elements: pairs spread on one side only where tiles of elements do not fit,
+    // ABcd4a2b -> oihw; where they fit, their 16 lanes beat 8 pairs)
+    if (bytes == 4) return try_tiles(n, bytes, 1, 1, 1, cut) || spread(true, 8, cut) || spread(false, 8, cut);
     return spread(true, 8, cut) || spread(false, 4, cut) || try_tiles(n, bytes, 1, 1, 1, cut) || spread(false, 8, cut);
   };
   // every way as the loops are, then, for a copy, every way with long loops of rows cut
   // (a transpose's kernel walks long rows in strips of its own)
   if (!choose(false) && n.kind == kernel_kind::copy) choose(true);
+}
+
+/// Columns a call of tiles of spread 4-byte pairs moves at least, with no rows, to
+/// replace a gather: 4 vectors of pairs or more (BA16a32b2a <-> ab gained a tenth to
+/// two thirds; at 16 columns, BA16a16b2a -> ab and ab -> BA4b8a16b2a lost a seventh to
+/// a third to the cost of a call).
+inline constexpr dim pair_tile_min_columns = 32;
+
+/// Whether `t`, a gather of 4-byte elements made tiles by use_tiles, moves faster so:
+/// pairs spread on one side, no rows (a transpose of 4 rows of pairs, oihw ->
+/// ABcd4a2b, lost a third), pair_tile_min_columns or more; `from_memory`, in one run
+/// (BA4b8a8b2a -> ab, runs of 8 pairs 128 blocks apart, lost a third: a stream per run).
+constexpr bool pair_tiles_beat_gather(const nest& t, bool from_memory) {
+  if (t.kind != kernel_kind::tile || t.tile_unit != 2 || t.tile_row_loops != 0) return false;
+  const int innermost = t.nloops - 2;
+  dim columns = 1;
+  for (int k = innermost + 1 - t.tile_column_loops; k <= innermost; ++k) columns *= t.loops[k].extent;
+  return (from_memory ? t.loops[innermost].extent : columns) >= pair_tile_min_columns;
 }
 
 /// Bytes (source and destination) beyond which tile nests are ordered for a pass from
