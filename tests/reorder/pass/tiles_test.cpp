@@ -166,6 +166,28 @@ TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, rep
   CHECK_FALSE(memfmt::detail::pair_tiles_beat_gather(tr, true));
 }
 
+TEST_CASE("fours of 4-byte elements spread on one side go straight, without rows, where tiles of elements fill "
+          "a quarter of their rows (f32 ab -> BA4b8a8b4a); long rows of 4 packed columns stay a transpose",
+          "[pass][tiles]") {
+  // 384 x 171 -> BA4b8a8b4a as simplify leaves it (dst order): 5 blocks of b (32, 12288),
+  // 12 blocks of a (5472, 1024), 4 b (8, 256), 8 a (684, 32), 8 b (1, 4), 4 a (171, 1).
+  // Tiles of elements would take the 4 a as rows, a quarter of 16 lanes; fours of a
+  // go straight instead, the three loops of b their columns (runs of 8).
+  const nest n = make_nest(kernel_kind::transpose,
+                           {{5, 32, 12288}, {12, 5472, 1024}, {4, 8, 256}, {8, 684, 32}, {8, 1, 4}, {4, 171, 1}});
+  const nest t = tiled(n, 4);
+  CHECK(t.kind == kernel_kind::tile);
+  CHECK(t.tile_unit == 4);
+  CHECK(t.tile_row_loops == 0);
+  CHECK(t.tile_column_loops == 3);
+  CHECK(loops_of(t) ==
+        std::vector<loop>{{12, 5472, 1024}, {8, 684, 32}, {5, 32, 12288}, {4, 8, 256}, {8, 1, 4}, {4, 171, 1}});
+  // gOihw4o -> goihw: 252 rows of 4 packed source columns (the transpose kernel's
+  // interleaved loads), not fours unzipped
+  const nest g = make_nest(kernel_kind::transpose, {{64, 1008, 1008}, {252, 4, 1}, {4, 1, 252}});
+  CHECK(tiled(g, 4).kind == kernel_kind::transpose);
+}
+
 TEST_CASE("a lone 2-D transpose with a tile of columns or more stays a transpose; zero fills and copies of long rows "
           "stay",
           "[pass][tiles]") {

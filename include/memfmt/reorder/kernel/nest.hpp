@@ -44,7 +44,7 @@ enum class kernel_kind {
               ///< 4i16o4i blocks of weights): tiles transpose o against the source's columns
               ///< into a buffer, then r rows at a time are interleaved into dst
   tile        ///< W x W tiles of units (`tile_unit` elements, contiguous in both, or of 1
-              ///< or 2 bytes, or pairs of 4, spread in one): the innermost loop is the unit (when
+              ///< or 2 bytes, or 2 or (no rows) 4 of 4 bytes, spread in one): the innermost loop is the unit (when
               ///< tile_unit > 1), the `tile_column_loops` (1 to 3) before it the columns,
               ///< dense in src from unit to unit (from element to element where src
               ///< spreads the unit; without rows, dense on the plain side), the `tile_row_loops` before those the rows, dense in
@@ -130,7 +130,7 @@ struct nest {
   int gather_loops = 0;
   /// The `tile` kind: elements per unit (1, the 2 to 8 contiguous in src and dst that
   /// make 2 to 8 bytes, 4 contiguous 4-byte elements (16 bytes), or the 2 to 8 elements
-  /// of 1 or 2 bytes that make 2, 4 or 8 bytes, or 2 of 4 bytes, spread in one), and the loops of its rows
+  /// of 1 or 2 bytes that make 2, 4 or 8 bytes, or 2 or 4 of 4 bytes, spread in one), and the loops of its rows
   /// (0: none, no transpose) and columns.
   int tile_unit = 1;
   int tile_row_loops = 0;

@@ -10,7 +10,8 @@
 // AVX2, a unit at a time on SSE4).
 // Units of 2, 4 or 8 bytes of 1- or 2-byte elements, and of 8 bytes of 4-byte ones, may
 // also be spread on one side: packed from 2 to 8 vectors of elements (each widened,
-// shifted to its place and or-ed in), or unpacked into them.
+// shifted to its place and or-ed in), or unpacked into them. Units of 16 bytes of 4-byte
+// elements spread only without rows: zipped a vector of each part at a time.
 // With no rows, the units go from source to destination without a transpose.
 // Groups of W rows without rows of zeros, of whole units, run as straight code with the
 // tile in registers (whole_tiles); a quarter of a tile or less, in columns or in rows,
@@ -102,6 +103,7 @@ class tile_kernel {
     if (part_bytes_ != unit_bytes_) {  // spread units
       if (unit_bytes_ == 2) return groups<2, 1>(src, dst);
       if (unit_bytes_ == 4) return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
+      if (unit_bytes_ == 16) return straight<16, 4>(src, dst);  // (no rows: see use_tiles)
       if (part_bytes_ == 4) return groups<8, 4>(src, dst);
       return part_bytes_ == 1 ? groups<8, 1>(src, dst) : groups<8, 2>(src, dst);
     }
@@ -395,7 +397,8 @@ void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
   constexpr auto W = static_cast<dim>(tile_w<kBytes>);
   dim first = 0;
   if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
-  if constexpr (W == 1) {
+  // (16-byte units spread: what zipped left, unit by unit; their lanes do not hold parts)
+  if constexpr (W == 1 || (kBytes == 16 && kPart < kBytes)) {
     for (dim c = first; c < cols_; ++c)
       move_unit<kBytes, kPart>(src + column_at(c, col_src_step_), dst + column_at(c));
   } else {

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "memfmt/reorder/kernel/nest.hpp"
+#include "memfmt/reorder/pass/simplify.hpp"
 
 namespace memfmt::detail {
 
@@ -191,6 +192,8 @@ inline void use_tiles(nest& n, dim bytes) {
   // Unpacked units of 8 bytes, in half as many lanes, come after single elements, whose
   // tiles store rows of 16 (bf16 OIhw16i16o4i -> oihw, 9 rows of h x w, is a tenth
   // faster so than as unpacked 4i).
+  // (units of 16 bytes spread, 4 f32, only go straight, without rows: their parts zip
+  // into 128-bit blocks, which tiles with rows do not build)
   const auto spread = [&](bool packed, dim most, bool cut) {
     if (n.zero_tail != 0) return false;
     for (int i = 0; i < n.nloops; ++i) {
@@ -200,7 +203,8 @@ inline void use_tiles(nest& n, dim bytes) {
       for (int j = i; j + 1 < t.nloops; ++j) t.loops[j] = t.loops[j + 1];
       t.loops[t.nloops - 1] = l;
       if (try_tiles(t, l.extent * bytes, static_cast<int>(l.extent), packed ? l.extent : 1, packed ? 1 : l.extent,
-                    cut)) {
+                    cut) &&
+          (l.extent * bytes < 16 || t.tile_row_loops == 0)) {
         n = t;
         return true;
       }
@@ -216,9 +220,24 @@ inline void use_tiles(nest& n, dim bytes) {
       return unit_fits(last.extent, bytes == 4 ? 16 : 8) && n.zero_tail == 0 &&
              try_tiles(n, last.extent * bytes, static_cast<int>(last.extent), last.extent, last.extent, cut);
     }
-    // (4-byte elements: pairs spread on one side only where tiles of elements do not fit,
-    // ABcd4a2b -> oihw; where they fit, their 16 lanes beat 8 pairs)
-    if (bytes == 4) return try_tiles(n, bytes, 1, 1, 1, cut) || spread(true, 8, cut) || spread(false, 8, cut);
+    // (4-byte elements: pairs or fours spread on one side where tiles of elements do not
+    // fit, ABcd4a2b -> oihw, or fill at most a quarter of their 16 rows, ab ->
+    // BA4b8a8b4a; where they fit, their 16 lanes beat 8 pairs)
+    if (bytes == 4) {
+      nest t = n;
+      const bool elements = try_tiles(t, bytes, 1, 1, 1, cut);
+      if (elements && (t.tile_row_loops == 0 || 4 * t.tile_rows() > tile_side(bytes))) {
+        n = t;
+        return true;
+      }
+      // (a transpose of 4 packed source columns along long rows keeps its interleaved
+      // loads: unzipped as fours it lost a tenth, gOihw4o -> goihw)
+      const bool deinterleaves = n.kind == kernel_kind::transpose && n.column_loops == 1 &&
+                                 packed_narrow_side(n.loops[n.nloops - 2], n.loops[n.nloops - 1]);
+      if (spread(true, 16, cut) || spread(false, 8, cut) || (!deinterleaves && spread(false, 16, cut))) return true;
+      if (elements) n = t;
+      return elements;
+    }
     return spread(true, 8, cut) || spread(false, 4, cut) || try_tiles(n, bytes, 1, 1, 1, cut) || spread(false, 8, cut);
   };
   // every way as the loops are, then, for a copy, every way with long loops of rows cut
