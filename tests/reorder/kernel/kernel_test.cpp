@@ -1422,13 +1422,14 @@ TEST_CASE("transposes of 2 to 4 source columns in wider source rows (nChw16c -> 
 }
 
 TEST_CASE("tiles of units spread on one side, zipped or unzipped a vector per part (u8 ab <-> BA16a64b4a, bf16 ab "
-          "<-> BA16a64b2a, f32 ab <-> BA16a16b2a), streamed or not, at every offset in a line, on every target equal the reference",
+          "<-> BA16a64b2a, f32 ab <-> BA16a16b2a, BA16a16b4a), streamed or not, at every offset in a line, on every target equal the reference",
           "[kernel]") {
   // A tile nest of no rows: per outer iteration, `cols` columns whose units of m parts
   // lie m rows apart on the plain side and back to back on the other. Column counts
   // around a vector and a line leave tails after the whole vectors; streamed and not;
   // 1-byte elements in units of 2, 4 and 8 parts, 2-byte in 2 and 4, 4-byte in 2 and 4
-  // (8 parts are not zipped: the lane by lane route; 4 of 4 bytes, unit by unit).
+  // (8 parts are not zipped: the lane by lane route; after the whole vectors, pairs go
+  // lane by lane, fours unit by unit).
   std::mt19937_64 rng(41);
   std::vector<test_case> cases;
   for (const data_type t : {data_type::u8, data_type::s8, data_type::bf16, data_type::f16, data_type::f32}) {
@@ -1522,7 +1523,8 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
   // A tile nest of `rows` rows dense in the destination by `cols` columns dense in the
   // source, per outer iteration: whole units of 1, 2 and 4 bytes (zeros after the rows:
   // a padded block), units of m parts spread in the source (packing OIhw4i16o4i from
-  // oihw; f32 pairs: ABcd8a2b), or in the destination (the way back). Column counts leave no tail, a tail of
+  // oihw; f32 pairs: ABcd8a2b; f32 fours, which the planner leaves to straight tiles
+  // and the kernel moves unit by unit), or in the destination (the way back). Column counts leave no tail, a tail of
   // a tile, or one or two columns, which go unit by unit; so do a row or two after whole
   // tiles (9 rows; 5 rows and 4 zeros). Whole units also come with their columns in two
   // loops, the inner one the outer in dst (OIhw4i16o4i -> oihw: columns 16o x 4i), also
@@ -1539,7 +1541,8 @@ TEST_CASE("tiles with rows, the last few columns or rows unit by unit, on every 
   };
   for (const shape& sh : {shape{data_type::f32, 1, 0}, shape{data_type::bf16, 1, 0}, shape{data_type::u8, 1, 0},
                           shape{data_type::u8, 4, 1}, shape{data_type::bf16, 2, 1}, shape{data_type::u8, 4, 2},
-                          shape{data_type::bf16, 2, 2}, shape{data_type::f32, 2, 1}, shape{data_type::f32, 2, 2}}) {
+                          shape{data_type::bf16, 2, 2}, shape{data_type::f32, 2, 1}, shape{data_type::f32, 2, 2},
+                          shape{data_type::f32, 4, 1}, shape{data_type::f32, 4, 2}}) {
     const auto size = static_cast<dim>(memfmt::data_type_size(sh.t));
     for (const dim rows : {4, 5, 9, 12, 64})
       for (const dim cols : {1, 2, 8, 9, 10, 13, 17, 33, 1026, 1053})

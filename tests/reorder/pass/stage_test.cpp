@@ -245,6 +245,11 @@ TEST_CASE("what stays in one pass", "[stage]") {
   CHECK_FALSE(staged_any(lowered(desc({64, 992}, s8, "Ab4a"), desc({64, 992}, f32, "aB1024b"), 0)));
   // nothing to tile: a plain layout on both sides
   CHECK_FALSE(staged_any(lowered(desc({64, 64}, f32, "ab"), desc({64, 64}, s8, "ab"), 2)));
+  // f32 with a scale per a: into BA16a32b2a, rows of the plain source converted, then
+  // tiles of pairs of a; the way back stays in one pass (converted in source order, the
+  // runs would be a pair each)
+  CHECK(staged_any(lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a32b2a"), 1)));
+  CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "BA16a32b2a"), desc({384, 171}, f32, "ab"), 1)));
 }
 
 TEST_CASE("from memory, the pair whose conversion reads the longer run of the source", "[stage]") {

@@ -130,7 +130,7 @@ TEST_CASE("units of 16 bytes: 128-bit blocks, 4 x 4 to a tile (f32 ohwi -> OhwI1
 TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, replacing a gather where a call "
           "moves 32 columns or more, from memory in one run (f32 ab -> BA16a32b2a, BA16a16b2a, BA4b8a8b2a)",
           "[pass][tiles]") {
-  // 342 x 160 -> BA16a32b2a as simplify leaves it, a gather: 5 blocks of b (32, 12288),
+  // 384 x 160 (source rows 171 apart) -> BA16a32b2a, a gather: 5 blocks of b (32, 12288),
   // 192 pairs of a (342, 64), 32 b (1, 2), 2 a (171, 1). A pair of a is a unit of 8
   // bytes spread on the source's rows; the 32 b step a unit in dst and an element in src:
   // one run of 32 columns, no transpose.
@@ -169,7 +169,7 @@ TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, rep
 TEST_CASE("fours of 4-byte elements spread on one side go straight, without rows, where tiles of elements fill "
           "a quarter of their rows (f32 ab -> BA4b8a8b4a); long rows of 4 packed columns stay a transpose",
           "[pass][tiles]") {
-  // 384 x 171 -> BA4b8a8b4a as simplify leaves it (dst order): 5 blocks of b (32, 12288),
+  // 384 x 160 (source rows 171 apart) -> BA4b8a8b4a in dst order: 5 blocks of b (32, 12288),
   // 12 blocks of a (5472, 1024), 4 b (8, 256), 8 a (684, 32), 8 b (1, 4), 4 a (171, 1).
   // Tiles of elements would take the 4 a as rows, a quarter of 16 lanes; fours of a
   // go straight instead, the three loops of b their columns (runs of 8).

@@ -103,7 +103,10 @@ class tile_kernel {
     if (part_bytes_ != unit_bytes_) {  // spread units
       if (unit_bytes_ == 2) return groups<2, 1>(src, dst);
       if (unit_bytes_ == 4) return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
-      if (unit_bytes_ == 16) return straight<16, 4>(src, dst);  // (no rows: see use_tiles)
+      if (unit_bytes_ == 16) {  // (use_tiles gives them no rows; with rows, unit by unit)
+        if (transposed_) return unit_rows<16, 4>(src, dst, src_rows_, rows_);
+        return straight<16, 4>(src, dst);
+      }
       if (part_bytes_ == 4) return groups<8, 4>(src, dst);
       return part_bytes_ == 1 ? groups<8, 1>(src, dst) : groups<8, 2>(src, dst);
     }

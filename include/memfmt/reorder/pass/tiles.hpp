@@ -157,9 +157,11 @@ inline bool try_tiles(nest& n, dim unit_bytes, int unit, dim row_unit, dim col_u
 /// - for 1- and 2-byte elements, the 2, 4 or 8 bytes of the destination's innermost
 ///   loop, packed from strided source elements (OIhw4i16o4i from oihw: 4 i, 9 apart),
 ///   or of the source's innermost loop, unpacked to strided destination elements (the
-///   reverse); the other side's columns or rows then step by one element; for 4-byte
-///   elements, the same with pairs (8 bytes), after an element;
-/// - an element.
+///   reverse); the other side's columns or rows then step by one element;
+/// - an element;
+/// - for 4-byte elements, pairs (8 bytes) spread likewise, and fours (16 bytes) with
+///   no rows: tried after an element, or first where tiles of elements would fill a
+///   quarter of their rows or less (ab -> BA4b8a8b4a: 4 a as rows).
 /// Tiles have rows dense in the destination from the unit on, whose units fill the
 /// tile's W lanes (tile_side: 16 of 32 bits, 8 of 64, 4 of 128 on AVX-512), and columns
 /// dense in the source (up to 3 loops, 8 columns or more, or W; without rows, dense on the
