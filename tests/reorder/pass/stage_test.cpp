@@ -250,6 +250,10 @@ TEST_CASE("what stays in one pass", "[stage]") {
   // runs would be a pair each)
   CHECK(staged_any(lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a32b2a"), 1)));
   CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "BA16a32b2a"), desc({384, 171}, f32, "ab"), 1)));
+  // with a sum the conversion walks the destination: packing stays in one pass
+  CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a32b2a"), 1, 0.5f)));
+  // into BA16a16b2a, pairs in calls of 16 columns: the gather a plain copy keeps stays
+  CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a16b2a"), 1)));
 }
 
 TEST_CASE("from memory, the pair whose conversion reads the longer run of the source", "[stage]") {

@@ -44,7 +44,8 @@ enum class kernel_kind {
               ///< 4i16o4i blocks of weights): tiles transpose o against the source's columns
               ///< into a buffer, then r rows at a time are interleaved into dst
   tile        ///< W x W tiles of units (`tile_unit` elements, contiguous in both, or of 1
-              ///< or 2 bytes, or 2 or (no rows) 4 of 4 bytes, spread in one): the innermost loop is the unit (when
+              ///< or 2 bytes, or 2 or 4 of 4 bytes, spread in one; use_tiles gives fours no rows, which the kernel
+              ///< would move unit by unit): the innermost loop is the unit (when
               ///< tile_unit > 1), the `tile_column_loops` (1 to 3) before it the columns,
               ///< dense in src from unit to unit (from element to element where src
               ///< spreads the unit; without rows, dense on the plain side), the `tile_row_loops` before those the rows, dense in

@@ -222,13 +222,15 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   const bool gather = t.kind == kernel_kind::gather;
   use_tiles(t, bytes);
   if (t.kind != kernel_kind::tile) return false;
-  // (a gather of 4-byte elements as tiles of spread units only where they beat it, as for
-  // plain copies)
+  // (a gather of 4-byte elements as tiles of spread units only where they beat it, as
+  // plain copies judge it: pair_tiles_beat_gather)
   if (gather && bytes == 4 && t.tile_unit > 1 && !pair_tiles_beat_gather(t, from_memory)) return false;
-  // (4-byte units spread in the destination, unpacking: the conversion in source order
-  // would walk the blocked side's runs of a unit each, a scale apiece; f32 BA16a32b2a ->
-  // ab with a scale per a ran at a fifteenth of one pass)
-  if (bytes == 4 && t.tile_unit > 1 && convert_first && t.loops[t.nloops - 1].dst_stride != 1) return false;
+  // (4-byte units whole on the side the conversion walks, spread on the other: the
+  // conversion would walk the blocked side's runs of a unit each, a scale apiece; f32
+  // BA16a32b2a -> ab with a scale per a ran at a fifteenth of one pass. Without scales
+  // these stay in one pass as before, unmeasured.)
+  const loop& unit = t.loops[t.nloops - 1];
+  if (bytes == 4 && t.tile_unit > 1 && (convert_first ? unit.dst_stride : unit.src_stride) != 1) return false;
   // blocks for 4 or more per thread when the nest is worth sharing (as split_for_threads
   // judges it) and such blocks make a pair; else blocks as large as the scratch
   dim total = 1;
