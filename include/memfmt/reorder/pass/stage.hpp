@@ -222,8 +222,9 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   const bool gather = t.kind == kernel_kind::gather;
   use_tiles(t, bytes);
   if (t.kind != kernel_kind::tile) return false;
-  // (a gather of 4-byte elements as tiles of spread units only where they beat it, as
-  // plain copies judge it: pair_tiles_beat_gather)
+  // (a gather of 4-byte elements as tiles of spread units only where they beat it,
+  // pair_tiles_beat_gather; as tiles of elements, which plain copies refuse, it stages
+  // well: f32 oihw -> OIhw16o16i2o with a scale per o, about twice as fast as one pass)
   if (gather && bytes == 4 && t.tile_unit > 1 && !pair_tiles_beat_gather(t, from_memory)) return false;
   // (4-byte units whole on the side the conversion walks, spread on the other: the
   // conversion would walk the blocked side's runs of a unit each, a scale apiece; f32
