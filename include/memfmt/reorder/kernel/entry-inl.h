@@ -213,7 +213,11 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
     }
     case kernel_kind::tile: {
       const tile_kernel kernel(n);  // (its zeros are rows of its tiles)
-      walk.each([&](const std::byte* sp, std::byte* dp, const float*) { kernel.block(sp, dp); }, true);
+      if (walk.has_outer_loop()) {
+        walk.runs([&](const std::byte* sp, std::byte* dp, const float*, const loop& run) { kernel.blocks(sp, dp, run); });
+      } else {
+        walk.each([&](const std::byte* sp, std::byte* dp, const float*) { kernel.block(sp, dp); }, true);
+      }
       break;
     }
     case kernel_kind::interleave: {

@@ -53,6 +53,7 @@ class tile_kernel {
   explicit tile_kernel(const nest& n) : stream_(n.stream_stores) {
     const int first = n.nloops - n.owned_loops();
     const auto elem = static_cast<dim>(data_type_size(n.cvt.src));
+    elem_ = elem;
     unit_bytes_ = n.tile_unit * elem;
     // a unit's elements: elem bytes apart on both sides, or spread on one
     const loop* unit = n.tile_unit > 1 ? &n.loops[n.nloops - 1] : nullptr;
@@ -96,6 +97,25 @@ class tile_kernel {
       rows_ *= e;
     }
     zero_rows_ = std::any_of(src_rows_, src_rows_ + rows_, [](dim o) { return o < 0; });
+  }
+
+  /// The tiles of `run.extent` outer iterations, `run` apart (strides in elements).
+  /// Without rows, one loop of straight() per kind of unit: through block(), a call
+  /// costs as much as the zip of a vector or two (ab -> BA16a16b2a: 16 pairs a call).
+  void blocks(const std::byte* src, std::byte* dst, const loop& run) const {
+    const dim ss = run.src_stride * elem_, ds = run.dst_stride * elem_;
+    if (!transposed_ && part_bytes_ != unit_bytes_) {
+      switch (unit_bytes_ * 8 + part_bytes_) {  // (the spread units of block())
+        case 2 * 8 + 1: return straight_runs<2, 1>(src, dst, run.extent, ss, ds);
+        case 4 * 8 + 1: return straight_runs<4, 1>(src, dst, run.extent, ss, ds);
+        case 4 * 8 + 2: return straight_runs<4, 2>(src, dst, run.extent, ss, ds);
+        case 8 * 8 + 1: return straight_runs<8, 1>(src, dst, run.extent, ss, ds);
+        case 8 * 8 + 2: return straight_runs<8, 2>(src, dst, run.extent, ss, ds);
+        case 8 * 8 + 4: return straight_runs<8, 4>(src, dst, run.extent, ss, ds);
+        default: return straight_runs<16, 4>(src, dst, run.extent, ss, ds);
+      }
+    }
+    for (dim i = 0; i < run.extent; ++i) block(src + i * ss, dst + i * ds);
   }
 
   /// The tiles of one outer iteration.
@@ -224,13 +244,16 @@ class tile_kernel {
   /// No rows: the columns' units, W at a time within a run (dense on both sides).
   template <std::size_t kBytes, std::size_t kPart>
   void straight(const std::byte* src, std::byte* dst) const;
+  /// straight() from column `first` on, without zipping.
+  template <std::size_t kBytes, std::size_t kPart>
+  void straight_from(const std::byte* src, std::byte* dst, dim first) const;
 
   /// No rows, units of 2 or 4 parts spread on one side: there the parts are rows of
   /// whole vectors, which Highway's interleaved stores (or loads) zip into units (or
   /// unzip) a vector of each at a time, where packing them lane by lane takes a load,
   /// shift and or per part per W units. Returns the columns done (whole vectors).
   template <std::size_t kBytes, std::size_t kPart>
-  dim zipped(const std::byte* src, std::byte* dst) const {
+  HWY_INLINE dim zipped(const std::byte* src, std::byte* dst) const {
     using T = uint_of_size<kPart>;
     constexpr dim m = static_cast<dim>(kBytes / kPart), part = static_cast<dim>(kPart);
     const hn::ScalableTag<T> d;
@@ -250,6 +273,16 @@ class tile_kernel {
                                stream_);
     }
     return 0;
+  }
+
+  /// `count` iterations of straight(), `ss` and `ds` bytes apart.
+  template <std::size_t kBytes, std::size_t kPart>
+  void straight_runs(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
+    MEMFMT_KERNEL_PATH("spread units straight, blocks in one loop");
+    for (dim i = 0; i < count; ++i, src += ss, dst += ds) {
+      const dim first = zipped<kBytes, kPart>(src, dst);
+      if (first < cols_) straight_from<kBytes, kPart>(src, dst, first);
+    }
   }
 
   /// zipped() where the blocked side holds the columns in runs (col_extent_[0] columns,
@@ -336,6 +369,7 @@ class tile_kernel {
 
   bool stream_;
   bool transposed_ = true;
+  dim elem_ = 0;
   dim unit_bytes_ = 0, part_bytes_ = 0;
   /// Bytes between a unit's parts in src and in dst (spread units), between columns
   /// in src, and between rows in dst (between columns too when there are no rows: in a
@@ -397,9 +431,14 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
-  constexpr auto W = static_cast<dim>(tile_w<kBytes>);
   dim first = 0;
   if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
+  if (first < cols_) straight_from<kBytes, kPart>(src, dst, first);
+}
+
+template <std::size_t kBytes, std::size_t kPart>
+void tile_kernel::straight_from(const std::byte* src, std::byte* dst, dim first) const {
+  constexpr auto W = static_cast<dim>(tile_w<kBytes>);
   // (16-byte units spread: what zipped left, unit by unit; their lanes do not hold parts)
   if constexpr (W == 1 || (kBytes == 16 && kPart < kBytes)) {
     for (dim c = first; c < cols_; ++c)
