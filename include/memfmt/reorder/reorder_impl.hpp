@@ -26,6 +26,7 @@
 #include "memfmt/core/error.hpp"
 #include "memfmt/core/nibbles.hpp"
 #include "memfmt/reorder/cache.hpp"
+#include "memfmt/reorder/cpu.hpp"
 #include "memfmt/reorder/kernel/convert_scalar.hpp"
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
@@ -471,6 +472,7 @@ MEMFMT_REORDER_API void reorder::plan() {
   // reorder ends, and keeping them would only cost a read of each line
   const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
   const bool from_memory = src_.get_size() + dst_.get_size() > detail::tiles_from_memory;
+  const bool microcoded_gathers = detail::gathers_microcoded();
   // cut for the threads that will run the plan (one thread: pieces would only cut the
   // kernel's runs short)
   const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
@@ -488,7 +490,7 @@ MEMFMT_REORDER_API void reorder::plan() {
     const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
     if (converts && !fused && !integer_zero_points_ && !cvt.has_f64()) {
       detail::placed_nest first, second;
-      if (detail::stage_conversion(p, threads, first, second, from_memory)) {
+      if (detail::stage_conversion(p, threads, first, second, from_memory, microcoded_gathers)) {
         second.loops.stream_stores = stream;
         if (from_memory) detail::order_staged_for_memory(first, second);
         planned.push_back(std::move(first));
@@ -497,14 +499,13 @@ MEMFMT_REORDER_API void reorder::plan() {
       }
     }
     // (the scales are bound to the nests later: a plain copy has none)
-    // (gathers of 4-byte elements stay, but where tiles of pairs spread on one side beat
-    // them: as tiles of elements they gained nothing in cache and lost from memory)
+    // (gathers of 4-byte elements stay, but where tiles beat them: tiles_beat_gather)
     const bool gather = p.loops.kind == detail::kernel_kind::gather;
     // (f64 copies the plan could not split stay as they are: scalar rows)
     if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && unit_bytes <= 4) {
       detail::nest t = p.loops;
       detail::use_tiles(t, unit_bytes);
-      if (!gather || unit_bytes <= 2 || detail::pair_tiles_beat_gather(t, from_memory)) p.loops = t;
+      if (!gather || unit_bytes <= 2 || detail::tiles_beat_gather(t, from_memory, microcoded_gathers)) p.loops = t;
       if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
         p.gather_src.clear();
         p.gather_scale.clear();

@@ -128,7 +128,8 @@ TEST_CASE("units of 16 bytes: 128-bit blocks, 4 x 4 to a tile (f32 ohwi -> OhwI1
 }
 
 TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, replacing a gather where a call "
-          "moves 32 columns or more, from memory in one run (f32 ab -> BA16a32b2a, BA16a16b2a, BA4b8a8b2a)",
+          "moves 32 columns or more, from memory in one run, or the processor microcodes gathers (f32 ab -> "
+          "BA16a32b2a, BA16a16b2a, BA4b8a8b2a)",
           "[pass][tiles]") {
   // 384 x 160 (source rows 171 apart) -> BA16a32b2a, a gather: 5 blocks of b (32, 12288),
   // 192 pairs of a (342, 64), 32 b (1, 2), 2 a (171, 1). A pair of a is a unit of 8
@@ -145,13 +146,13 @@ TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, rep
   CHECK(t.tile_row_loops == 0);
   CHECK(t.tile_column_loops == 1);
   CHECK(loops_of(t) == std::vector<loop>{{5, 32, 12288}, {192, 342, 64}, {32, 1, 2}, {2, 171, 1}});
-  CHECK(memfmt::detail::pair_tiles_beat_gather(t, false));
-  CHECK(memfmt::detail::pair_tiles_beat_gather(t, true));
+  CHECK(memfmt::detail::tiles_beat_gather(t, false, false));
+  CHECK(memfmt::detail::tiles_beat_gather(t, true, false));
   // 16 b per block: tiles too, but a call of 16 columns loses to the gather
   const nest t16 = tiled(gather({{10, 16, 6144}, {192, 342, 32}, {16, 1, 2}, {2, 171, 1}}), 4);
   CHECK(t16.kind == kernel_kind::tile);
   CHECK(t16.tile_unit == 2);
-  CHECK_FALSE(memfmt::detail::pair_tiles_beat_gather(t16, false));
+  CHECK_FALSE(memfmt::detail::tiles_beat_gather(t16, false, false));
   // BA4b8a8b2a: 160 columns in runs of 8 pairs (5 x 4 x 8, blocks 12288 and 128 apart):
   // in cache the tiles win, from memory each run is a stream of its own
   nest runs = make_nest(kernel_kind::gather, {{5, 32, 12288}, {24, 2736, 512}, {4, 8, 128}, {8, 342, 16}, {8, 1, 2},
@@ -162,8 +163,12 @@ TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, rep
   CHECK(tr.tile_unit == 2);
   CHECK(tr.tile_row_loops == 0);
   CHECK(tr.tile_column_loops == 3);
-  CHECK(memfmt::detail::pair_tiles_beat_gather(tr, false));
-  CHECK_FALSE(memfmt::detail::pair_tiles_beat_gather(tr, true));
+  CHECK(memfmt::detail::tiles_beat_gather(tr, false, false));
+  CHECK_FALSE(memfmt::detail::tiles_beat_gather(tr, true, false));
+  // where gathers are microcoded, any tiles beat them, and only tiles do
+  CHECK(memfmt::detail::tiles_beat_gather(t16, false, true));
+  CHECK(memfmt::detail::tiles_beat_gather(tr, true, true));
+  CHECK_FALSE(memfmt::detail::tiles_beat_gather(runs, false, true));
 }
 
 TEST_CASE("fours of 4-byte elements spread on one side go straight, without rows, where tiles of elements fill "

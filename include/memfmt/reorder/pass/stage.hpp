@@ -192,6 +192,7 @@ inline dim source_run(const nest& n) {
 /// `from_memory` (a conversion first): the blocks are those of the tiles as they are or
 /// ordered for a pass from memory (order_tiles_for_memory), whichever reads the longer
 /// run of the source (source_run) with the shared loops ordered too.
+/// `microcoded_gathers`: see tiles_beat_gather.
 /// Returns false, writing nothing, where that does not apply or the nest converts well
 /// in one pass.
 /// @pre p simplified, its conversion set and not a plain copy, not a zero fill, not
@@ -199,7 +200,7 @@ inline dim source_run(const nest& n) {
 /// @post second.fused_loops >= 1 loops outermost in both, of equal extents; the pair
 ///       visits the elements of `p` with the same offsets and scale offsets
 inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& first, placed_nest& second,
-                             bool from_memory = false) {
+                             bool from_memory = false, bool microcoded_gathers = false) {
   const nest& n = p.loops;
   if (n.kind == kernel_kind::zero_fill || converts_well_in_one_pass(n)) return false;
   if (n.zero_tail != 0) {  // zeros after runs of one element: simplify would drop the run's loop
@@ -223,9 +224,9 @@ inline bool stage_conversion(const placed_nest& p, dim threads, placed_nest& fir
   use_tiles(t, bytes);
   if (t.kind != kernel_kind::tile) return false;
   // (a gather of 4-byte elements as tiles of spread units only where they beat it,
-  // pair_tiles_beat_gather; as tiles of elements, which plain copies refuse, it stages
+  // tiles_beat_gather; as tiles of elements, which plain copies refuse, it stages
   // well: f32 oihw -> OIhw16o16i2o with a scale per o, about twice as fast as one pass)
-  if (gather && bytes == 4 && t.tile_unit > 1 && !pair_tiles_beat_gather(t, from_memory)) return false;
+  if (gather && bytes == 4 && t.tile_unit > 1 && !tiles_beat_gather(t, from_memory, microcoded_gathers)) return false;
   // (4-byte units whole on the side the conversion walks, spread on the other: the
   // conversion would walk the blocked side's runs of a unit each, a scale apiece; f32
   // BA16a32b2a -> ab with a scale per a ran at a fifteenth of one pass. Without scales

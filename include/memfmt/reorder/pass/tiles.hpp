@@ -253,12 +253,16 @@ inline void use_tiles(nest& n, dim bytes) {
 /// a third to the cost of a call).
 inline constexpr dim pair_tile_min_columns = 32;
 
-/// Whether `t`, a gather of 4-byte elements made tiles by use_tiles, moves faster so:
-/// pairs spread on one side, no rows (a transpose of 4 rows of pairs, oihw ->
-/// ABcd4a2b, lost a third), pair_tile_min_columns or more; `from_memory`, in one run
-/// (BA4b8a8b2a -> ab, runs of 8 pairs 128 blocks apart, lost a third: a stream per run).
-constexpr bool pair_tiles_beat_gather(const nest& t, bool from_memory) {
-  if (t.kind != kernel_kind::tile || t.tile_unit != 2 || t.tile_row_loops != 0) return false;
+/// Whether `t`, a gather of 4-byte elements made tiles by use_tiles, moves faster so.
+/// With `microcoded_gathers` (gathers_microcoded), any tiles do: the families' 43
+/// gathers of f32 ran 1.0x to 3.3x faster as tiles there. Else pairs spread on one
+/// side, no rows (a transpose of 4 rows of pairs, oihw -> ABcd4a2b, lost a third),
+/// pair_tile_min_columns or more; `from_memory`, in one run (BA4b8a8b2a -> ab, runs of
+/// 8 pairs 128 blocks apart, lost a third: a stream per run).
+constexpr bool tiles_beat_gather(const nest& t, bool from_memory, bool microcoded_gathers) {
+  if (t.kind != kernel_kind::tile) return false;
+  if (microcoded_gathers) return true;
+  if (t.tile_unit != 2 || t.tile_row_loops != 0) return false;
   const int innermost = t.nloops - 2;
   dim columns = 1;
   for (int k = innermost + 1 - t.tile_column_loops; k <= innermost; ++k) columns *= t.loops[k].extent;

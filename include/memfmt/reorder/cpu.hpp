@@ -1,0 +1,34 @@
+#pragma once
+/// @file
+/// What planning asks of the processor it runs on, beyond its vector targets.
+
+#if (defined(__x86_64__) || defined(__i386__)) && __has_include(<cpuid.h>)
+#include <cpuid.h>
+#define MEMFMT_HAS_CPUID_H 1
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <intrin.h>
+#endif
+
+namespace memfmt::detail {
+
+/// Whether the processor's vector gathers are microcoded, slower than as many scalar
+/// loads: AMD's (Zen runs `vpgatherdd` of 16 lanes slower than 16 loads, on AVX2 and
+/// AVX-512 alike). The planner then moves by tiles what it would gather.
+inline bool gathers_microcoded() noexcept {
+  static const bool amd = [] {
+    unsigned regs[4] = {};  // eax, ebx, ecx, edx of leaf 0: the vendor in ebx, edx, ecx
+#if defined(MEMFMT_HAS_CPUID_H)
+    if (__get_cpuid(0, &regs[0], &regs[1], &regs[2], &regs[3]) == 0) return false;
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+    int r[4];
+    __cpuid(r, 0);
+    for (int k = 0; k < 4; ++k) regs[k] = static_cast<unsigned>(r[k]);
+#else
+    return false;
+#endif
+    return regs[1] == 0x68747541u && regs[3] == 0x69746e65u && regs[2] == 0x444d4163u;  // "AuthenticAMD"
+  }();
+  return amd;
+}
+
+}  // namespace memfmt::detail
