@@ -44,13 +44,6 @@ inline std::string version() {
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
 }
 
-/// Whether oneDNN runs with AVX-512 (its avx512_core or more): its CPU reorders convert
-/// more type pairs then (oneDNN 3.x: bf16 and f16 to and from each other and s32, u8 ->
-/// f16), so the tests' floors of problems compared depend on it.
-inline bool has_avx512() {
-  return static_cast<int>(dnnl::get_effective_cpu_isa()) >= static_cast<int>(dnnl::cpu_isa::avx512_core);
-}
-
 // the descriptors and data types in oneDNN's terms: the library's bridge
 using memfmt::to_dnnl;
 
