@@ -106,13 +106,13 @@ class tile_kernel {
     const dim ss = run.src_stride * elem_, ds = run.dst_stride * elem_;
     if (!transposed_ && part_bytes_ != unit_bytes_) {
       switch (unit_bytes_ * 8 + part_bytes_) {  // (the spread units of block())
-        case 2 * 8 + 1: return straight_runs<2, 1>(src, dst, run.extent, ss, ds);
-        case 4 * 8 + 1: return straight_runs<4, 1>(src, dst, run.extent, ss, ds);
-        case 4 * 8 + 2: return straight_runs<4, 2>(src, dst, run.extent, ss, ds);
-        case 8 * 8 + 1: return straight_runs<8, 1>(src, dst, run.extent, ss, ds);
-        case 8 * 8 + 2: return straight_runs<8, 2>(src, dst, run.extent, ss, ds);
-        case 8 * 8 + 4: return straight_runs<8, 4>(src, dst, run.extent, ss, ds);
-        default: return straight_runs<16, 4>(src, dst, run.extent, ss, ds);
+        case 2 * 8 + 1: return straight<2, 1>(src, dst, run.extent, ss, ds);
+        case 4 * 8 + 1: return straight<4, 1>(src, dst, run.extent, ss, ds);
+        case 4 * 8 + 2: return straight<4, 2>(src, dst, run.extent, ss, ds);
+        case 8 * 8 + 1: return straight<8, 1>(src, dst, run.extent, ss, ds);
+        case 8 * 8 + 2: return straight<8, 2>(src, dst, run.extent, ss, ds);
+        case 8 * 8 + 4: return straight<8, 4>(src, dst, run.extent, ss, ds);
+        default: return straight<16, 4>(src, dst, run.extent, ss, ds);
       }
     }
     for (dim i = 0; i < run.extent; ++i) block(src + i * ss, dst + i * ds);
@@ -241,9 +241,10 @@ class tile_kernel {
     }
   }
 
-  /// No rows: the columns' units, W at a time within a run (dense on both sides).
+  /// No rows: the columns' units, W at a time within a run (dense on both sides), of
+  /// `count` blocks `ss` and `ds` bytes apart.
   template <std::size_t kBytes, std::size_t kPart>
-  void straight(const std::byte* src, std::byte* dst) const;
+  void straight(const std::byte* src, std::byte* dst, dim count = 1, dim ss = 0, dim ds = 0) const;
   /// straight() from column `first` on, without zipping.
   template <std::size_t kBytes, std::size_t kPart>
   void straight_from(const std::byte* src, std::byte* dst, dim first) const;
@@ -273,16 +274,6 @@ class tile_kernel {
                                stream_);
     }
     return 0;
-  }
-
-  /// `count` iterations of straight(), `ss` and `ds` bytes apart.
-  template <std::size_t kBytes, std::size_t kPart>
-  void straight_runs(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
-    MEMFMT_KERNEL_PATH("spread units straight, blocks in one loop");
-    for (dim i = 0; i < count; ++i, src += ss, dst += ds) {
-      const dim first = zipped<kBytes, kPart>(src, dst);
-      if (first < cols_) straight_from<kBytes, kPart>(src, dst, first);
-    }
   }
 
   /// zipped() where the blocked side holds the columns in runs (col_extent_[0] columns,
@@ -430,10 +421,13 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 }
 
 template <std::size_t kBytes, std::size_t kPart>
-void tile_kernel::straight(const std::byte* src, std::byte* dst) const {
-  dim first = 0;
-  if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
-  if (first < cols_) straight_from<kBytes, kPart>(src, dst, first);
+void tile_kernel::straight(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
+  if (count > 1) MEMFMT_KERNEL_PATH("spread units straight, blocks in one loop");
+  for (dim i = 0; i < count; ++i, src += ss, dst += ds) {
+    dim first = 0;
+    if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
+    if (first < cols_) straight_from<kBytes, kPart>(src, dst, first);
+  }
 }
 
 template <std::size_t kBytes, std::size_t kPart>
