@@ -1169,6 +1169,33 @@ TEST_CASE("plain copies of rows of 384 KiB and more (copied four vectors at a ti
   require_paths(ran, x86_simd, {"long row, vectors"});
 }
 
+TEST_CASE("plain copies of rows of a vector to 16 vectors, whole or not (f32 BA16a48b -> ab: 192 bytes), copied "
+          "inline, on every target equal the reference",
+          "[kernel]") {
+  std::mt19937_64 rng(23);
+  std::vector<test_case> cases;
+  for (const data_type t : {data_type::f32, data_type::bf16, data_type::s8}) {
+    const auto size = static_cast<dim>(memfmt::data_type_size(t));
+    for (const dim bytes : {16, 24, 48, 96, 100, 192, 196, 320, 1000, 1028, 1088}) {
+      if (bytes % size != 0) continue;
+      test_case tc = make_case(kernel_kind::copy, t, t, rng);
+      nest& n = tc.n;
+      n.cvt = memfmt::detail::conversion{t, t};
+      tc.scales.clear();
+      n.stream_stores = false;
+      n.zero_tail = 0;
+      const dim row = bytes / size, gap = static_cast<dim>(rng() % 7);
+      n.nloops = 2;
+      n.loops[0] = loop{5, row + gap, row + 3, 0};
+      n.loops[1] = loop{row, 1, 1, 0};
+      fill_buffers(tc, 5 * (row + gap), 5 * (row + 3), 0, rng);
+      cases.push_back(std::move(tc));
+    }
+  }
+  const paths_by_kernel ran = check_cases(cases);
+  require_paths(ran, x86_simd, {"rows of vectors, inline"});
+}
+
 TEST_CASE("plain copies of short rows back to back (nChw8c -> nChw16c, nhwc -> nChw8c), at every alignment, "
           "streamed or not, on every target equal the reference",
           "[kernel]") {
