@@ -12,23 +12,29 @@
 namespace memfmt::detail {
 
 /// Whether the processor's vector gathers are microcoded, slower than as many scalar
-/// loads: AMD's (Zen runs `vpgatherdd` of 16 lanes slower than 16 loads, on AVX2 and
-/// AVX-512 alike). The planner then moves by tiles what it would gather.
+/// loads: AMD's and Hygon's (Zen runs `vpgatherdd` of 16 lanes slower than 16 loads, on
+/// AVX2 and AVX-512 alike). The planner then moves by tiles what it would gather.
 inline bool gathers_microcoded() noexcept {
-  static const bool amd = [] {
+#if defined(MEMFMT_HAS_CPUID_H) || (defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86)))
+  static const bool zen = [] {
     unsigned regs[4] = {};  // eax, ebx, ecx, edx of leaf 0: the vendor in ebx, edx, ecx
 #if defined(MEMFMT_HAS_CPUID_H)
     if (__get_cpuid(0, &regs[0], &regs[1], &regs[2], &regs[3]) == 0) return false;
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#else
     int r[4];
     __cpuid(r, 0);
     for (int k = 0; k < 4; ++k) regs[k] = static_cast<unsigned>(r[k]);
-#else
-    return false;
 #endif
-    return regs[1] == 0x68747541u && regs[3] == 0x69746e65u && regs[2] == 0x444d4163u;  // "AuthenticAMD"
+    const bool amd = regs[1] == 0x68747541u && regs[3] == 0x69746e65u && regs[2] == 0x444d4163u;    // "AuthenticAMD"
+    const bool hygon = regs[1] == 0x6f677948u && regs[3] == 0x6e65476eu && regs[2] == 0x656e6975u;  // "HygonGenuine"
+    return amd || hygon;
   }();
-  return amd;
+  return zen;
+#else
+  return false;
+#endif
 }
 
 }  // namespace memfmt::detail
+
+#undef MEMFMT_HAS_CPUID_H

@@ -472,7 +472,8 @@ MEMFMT_REORDER_API void reorder::plan() {
   // reorder ends, and keeping them would only cost a read of each line
   const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
   const bool from_memory = src_.get_size() + dst_.get_size() > detail::tiles_from_memory;
-  const bool microcoded_gathers = detail::gathers_microcoded();
+  // (only the AVX-512 kernels gather by vector gathers: see gather-inl.h)
+  const bool microcoded_gathers = detail::gathers_microcoded() && detail::kernel_target_now() <= HWY_AVX3;
   // cut for the threads that will run the plan (one thread: pieces would only cut the
   // kernel's runs short)
   const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;

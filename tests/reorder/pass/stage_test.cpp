@@ -252,8 +252,14 @@ TEST_CASE("what stays in one pass", "[stage]") {
   CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "BA16a32b2a"), desc({384, 171}, f32, "ab"), 1)));
   // with a sum the conversion walks the destination: packing stays in one pass
   CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a32b2a"), 1, 0.5f)));
-  // into BA16a16b2a, pairs in calls of 16 columns: the gather a plain copy keeps stays
+  // into BA16a16b2a, pairs in calls of 16 columns: the gather a plain copy keeps stays,
+  // but where gathers are microcoded
   CHECK_FALSE(staged_any(lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a16b2a"), 1)));
+  const auto gather_nests = lowered(desc({384, 171}, f32, "ab"), desc({384, 171}, f32, "BA16a16b2a"), 1);
+  CHECK(std::any_of(gather_nests.begin(), gather_nests.end(), [](const placed_nest& p) {
+    placed_nest first, second;
+    return memfmt::detail::stage_conversion(p, 1, first, second, false, true);
+  }));
 }
 
 TEST_CASE("from memory, the pair whose conversion reads the longer run of the source", "[stage]") {

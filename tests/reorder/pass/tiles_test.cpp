@@ -169,6 +169,11 @@ TEST_CASE("pairs of 4-byte elements spread on one side: columns and no rows, rep
   CHECK(memfmt::detail::tiles_beat_gather(t16, false, true));
   CHECK(memfmt::detail::tiles_beat_gather(tr, true, true));
   CHECK_FALSE(memfmt::detail::tiles_beat_gather(runs, false, true));
+  // tiles with rows (the 192 pairs of a as rows): only where gathers are microcoded
+  nest with_rows = t16;
+  with_rows.tile_row_loops = 1;
+  CHECK_FALSE(memfmt::detail::tiles_beat_gather(with_rows, false, false));
+  CHECK(memfmt::detail::tiles_beat_gather(with_rows, false, true));
 }
 
 TEST_CASE("fours of 4-byte elements spread on one side go straight, without rows, where tiles of elements fill "

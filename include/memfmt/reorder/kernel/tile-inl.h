@@ -112,7 +112,9 @@ class tile_kernel {
         case 8 * 8 + 1: return straight<8, 1>(src, dst, run.extent, ss, ds);
         case 8 * 8 + 2: return straight<8, 2>(src, dst, run.extent, ss, ds);
         case 8 * 8 + 4: return straight<8, 4>(src, dst, run.extent, ss, ds);
-        default: return straight<16, 4>(src, dst, run.extent, ss, ds);
+        default:
+          HWY_DASSERT(unit_bytes_ == 16);
+          return straight<16, 4>(src, dst, run.extent, ss, ds);
       }
     }
     for (dim i = 0; i < run.extent; ++i) block(src + i * ss, dst + i * ds);
@@ -423,10 +425,12 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::straight(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
   if (count > 1) MEMFMT_KERNEL_PATH("spread units straight, blocks in one loop");
-  for (dim i = 0; i < count; ++i, src += ss, dst += ds) {
+  for (dim i = 0; i < count; ++i) {
+    const std::byte* s = src + i * ss;
+    std::byte* d = dst + i * ds;
     dim first = 0;
-    if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(src, dst);
-    if (first < cols_) straight_from<kBytes, kPart>(src, dst, first);
+    if constexpr (kPart < kBytes) first = zipped<kBytes, kPart>(s, d);
+    if (first < cols_) straight_from<kBytes, kPart>(s, d, first);
   }
 }
 

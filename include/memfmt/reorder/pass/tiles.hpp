@@ -254,8 +254,9 @@ inline void use_tiles(nest& n, dim bytes) {
 inline constexpr dim pair_tile_min_columns = 32;
 
 /// Whether `t`, a gather of 4-byte elements made tiles by use_tiles, moves faster so.
-/// With `microcoded_gathers` (gathers_microcoded), any tiles do: the families' 43
-/// gathers of f32 ran 1.0x to 3.3x faster as tiles there. Else pairs spread on one
+/// With `microcoded_gathers` (gathers_microcoded, on a target that gathers by vector
+/// gathers), any tiles do: slower than as many loads, the gathers lose to tiles of
+/// every shape. Else pairs spread on one
 /// side, no rows (a transpose of 4 rows of pairs, oihw -> ABcd4a2b, lost a third),
 /// pair_tile_min_columns or more; `from_memory`, in one run (BA4b8a8b2a -> ab, runs of
 /// 8 pairs 128 blocks apart, lost a third: a stream per run).
