@@ -516,6 +516,7 @@ MEMFMT_REORDER_API void reorder::plan() {
     if (tiles && !fused && from_memory)
       detail::order_tiles_for_memory(p.loops, unit_bytes);
     if (!fused) detail::take_outer_rows(p.loops, threads);
+    if (!fused && !from_memory) detail::band_columns(p.loops, unit_bytes);
     // (conversions keep their stores around the caches: without them, as many got slower
     // as faster)
     p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided &&

@@ -386,3 +386,35 @@ TEST_CASE("stores around the caches only where a call writes whole lines of the 
   CHECK_FALSE(memfmt::detail::writes_whole_lines(r, 1));
   CHECK(memfmt::detail::writes_whole_lines(r, 4));
 }
+
+TEST_CASE("band_columns: 32 or more columns 2 KiB or more apart in dst, under few rows, go in bands of a tile's "
+          "side per call (f32 OhwI48o4i -> ohwi); fewer or nearer columns stay one call",
+          "[pass][tiles]") {
+  // OhwI48o4i -> ohwi, 128 x 57 x 3 x 3: per block of 48 o and pixel, 14 rows of 4 i
+  // (192 apart in src, a unit apart in dst) by 48 columns of o (a unit apart in src, 513
+  // elements, 2052 bytes, apart in dst)
+  const auto tile = [](std::initializer_list<loop> loops) {
+    nest n = make_nest(kernel_kind::tile, loops);
+    n.tile_unit = 4;
+    n.tile_row_loops = 1;
+    n.tile_column_loops = 1;
+    return n;
+  };
+  const nest n = tile({{2, 25920, 24624}, {9, 2880, 57}, {14, 192, 4}, {48, 4, 513}, {4, 1, 1}});
+  nest t = n;
+  memfmt::detail::band_columns(t, 4);
+  // 16-byte units: bands of 4 columns, 12 of them outside the kernel
+  CHECK(loops_of(t) == std::vector<loop>{{2, 25920, 24624}, {9, 2880, 57}, {12, 16, 2052}, {14, 192, 4}, {4, 4, 513},
+                                         {4, 1, 1}});
+  CHECK(t.tile_row_loops == 1);
+  CHECK(t.tile_column_loops == 1);
+  CHECK(sorted_elements(t) == sorted_elements(n));
+  // 16 columns (OhwI16o4i): the lines of all its columns fit their sets' ways
+  nest few = tile({{2, 25920, 24624}, {9, 2880, 57}, {14, 192, 4}, {16, 4, 513}, {4, 1, 1}});
+  memfmt::detail::band_columns(few, 4);
+  CHECK(few.nloops == 5);
+  // bf16 (columns 1026 bytes apart): spread over more sets
+  nest near = n;
+  memfmt::detail::band_columns(near, 2);
+  CHECK(near.nloops == 5);
+}
