@@ -2,11 +2,15 @@
 /// @file
 /// What planning asks of the processor it runs on, beyond its vector targets.
 
+// MEMFMT_CPUID_: 1 with GCC's and Clang's <cpuid.h>, 2 with MSVC's __cpuid, else 0
 #if (defined(__x86_64__) || defined(__i386__)) && __has_include(<cpuid.h>)
 #include <cpuid.h>
-#define MEMFMT_HAS_CPUID_H 1
+#define MEMFMT_CPUID_ 1
 #elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
 #include <intrin.h>
+#define MEMFMT_CPUID_ 2
+#else
+#define MEMFMT_CPUID_ 0
 #endif
 
 namespace memfmt::detail {
@@ -15,10 +19,10 @@ namespace memfmt::detail {
 /// loads: AMD's and Hygon's (Zen runs `vpgatherdd` of 16 lanes slower than 16 loads, on
 /// AVX2 and AVX-512 alike). The planner then moves by tiles what it would gather.
 inline bool gathers_microcoded() noexcept {
-#if defined(MEMFMT_HAS_CPUID_H) || (defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86)))
+#if MEMFMT_CPUID_ != 0
   static const bool zen = [] {
     unsigned regs[4] = {};  // eax, ebx, ecx, edx of leaf 0: the vendor in ebx, edx, ecx
-#if defined(MEMFMT_HAS_CPUID_H)
+#if MEMFMT_CPUID_ == 1
     if (__get_cpuid(0, &regs[0], &regs[1], &regs[2], &regs[3]) == 0) return false;
 #else
     int r[4];
@@ -37,4 +41,4 @@ inline bool gathers_microcoded() noexcept {
 
 }  // namespace memfmt::detail
 
-#undef MEMFMT_HAS_CPUID_H
+#undef MEMFMT_CPUID_

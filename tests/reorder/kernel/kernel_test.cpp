@@ -1143,6 +1143,26 @@ TEST_CASE("converted copies and transposes in one pass with factors NaN, infinit
   require_paths(ran, avx512, {"rows and their zeros in half a vector, two per vector"});  // (3 + 5: half of 16)
 }
 
+namespace {
+
+/// A plain copy of `count` rows of `row` elements of `t`, `src_step` and `dst_step`
+/// elements apart, not streamed, with no zeros after them.
+test_case plain_rows_case(data_type t, dim count, dim row, dim src_step, dim dst_step, std::mt19937_64& rng) {
+  test_case tc = make_case(kernel_kind::copy, t, t, rng);
+  nest& n = tc.n;
+  n.cvt = memfmt::detail::conversion{t, t};
+  tc.scales.clear();
+  n.stream_stores = false;
+  n.zero_tail = 0;
+  n.nloops = 2;
+  n.loops[0] = loop{count, src_step, dst_step, 0};
+  n.loops[1] = loop{row, 1, 1, 0};
+  fill_buffers(tc, (count - 1) * src_step + row, (count - 1) * dst_step + row, 0, rng);
+  return tc;
+}
+
+}  // namespace
+
 TEST_CASE("plain copies of rows of 384 KiB and more (copied four vectors at a time, not by memcpy) on every target "
           "equal the reference",
           "[kernel]") {
@@ -1151,18 +1171,8 @@ TEST_CASE("plain copies of rows of 384 KiB and more (copied four vectors at a ti
   for (const data_type t : {data_type::f32, data_type::bf16, data_type::s8}) {
     const auto size = static_cast<dim>(memfmt::data_type_size(t));
     for (const dim extra : {0, 1, 37, 255}) {
-      test_case tc = make_case(kernel_kind::copy, t, t, rng);
-      nest& n = tc.n;
-      n.cvt = memfmt::detail::conversion{t, t};
-      tc.scales.clear();
-      n.stream_stores = false;
-      n.zero_tail = 0;
       const dim row = (384 << 10) / size + extra;
-      n.nloops = 2;
-      n.loops[0] = loop{2, row + 3, row + 5, 0};
-      n.loops[1] = loop{row, 1, 1, 0};
-      fill_buffers(tc, 2 * row + 3, 2 * row + 5, 0, rng);
-      cases.push_back(std::move(tc));
+      cases.push_back(plain_rows_case(t, 2, row, row + 3, row + 5, rng));
     }
   }
   const paths_by_kernel ran = check_cases(cases);
@@ -1178,18 +1188,8 @@ TEST_CASE("plain copies of rows of a vector to 16 vectors, whole or not (f32 BA1
     const auto size = static_cast<dim>(memfmt::data_type_size(t));
     for (const dim bytes : {16, 24, 48, 96, 100, 192, 196, 320, 1000, 1028, 1088}) {
       if (bytes % size != 0) continue;
-      test_case tc = make_case(kernel_kind::copy, t, t, rng);
-      nest& n = tc.n;
-      n.cvt = memfmt::detail::conversion{t, t};
-      tc.scales.clear();
-      n.stream_stores = false;
-      n.zero_tail = 0;
       const dim row = bytes / size, gap = static_cast<dim>(rng() % 7);
-      n.nloops = 2;
-      n.loops[0] = loop{5, row + gap, row + 3, 0};
-      n.loops[1] = loop{row, 1, 1, 0};
-      fill_buffers(tc, 5 * (row + gap), 5 * (row + 3), 0, rng);
-      cases.push_back(std::move(tc));
+      cases.push_back(plain_rows_case(t, 5, row, row + gap, row + 3, rng));
     }
   }
   const paths_by_kernel ran = check_cases(cases);

@@ -99,49 +99,40 @@ class tile_kernel {
     zero_rows_ = std::any_of(src_rows_, src_rows_ + rows_, [](dim o) { return o < 0; });
   }
 
-  /// The tiles of `run.extent` outer iterations, `run` apart (strides in elements).
-  /// Without rows, one loop of straight() per kind of unit: through block(), a call
-  /// costs as much as the zip of a vector or two (ab -> BA16a16b2a: 16 pairs a call).
-  void blocks(const std::byte* src, std::byte* dst, const loop& run) const {
-    const dim ss = run.src_stride * elem_, ds = run.dst_stride * elem_;
-    if (!transposed_ && part_bytes_ != unit_bytes_) {
-      switch (unit_bytes_ * 8 + part_bytes_) {  // (the spread units of block())
-        case 2 * 8 + 1: return straight<2, 1>(src, dst, run.extent, ss, ds);
-        case 4 * 8 + 1: return straight<4, 1>(src, dst, run.extent, ss, ds);
-        case 4 * 8 + 2: return straight<4, 2>(src, dst, run.extent, ss, ds);
-        case 8 * 8 + 1: return straight<8, 1>(src, dst, run.extent, ss, ds);
-        case 8 * 8 + 2: return straight<8, 2>(src, dst, run.extent, ss, ds);
-        case 8 * 8 + 4: return straight<8, 4>(src, dst, run.extent, ss, ds);
-        default:
-          HWY_DASSERT(unit_bytes_ == 16);
-          return straight<16, 4>(src, dst, run.extent, ss, ds);
-      }
-    }
-    for (dim i = 0; i < run.extent; ++i) block(src + i * ss, dst + i * ds);
-  }
-
   /// The tiles of one outer iteration.
-  void block(const std::byte* src, std::byte* dst) const {
-    if (part_bytes_ != unit_bytes_) {  // spread units
-      if (unit_bytes_ == 2) return groups<2, 1>(src, dst);
-      if (unit_bytes_ == 4) return part_bytes_ == 1 ? groups<4, 1>(src, dst) : groups<4, 2>(src, dst);
-      if (unit_bytes_ == 16) {  // (use_tiles gives them no rows; with rows, unit by unit)
-        if (transposed_) return unit_rows<16, 4>(src, dst, src_rows_, rows_);
-        return straight<16, 4>(src, dst);
-      }
-      if (part_bytes_ == 4) return groups<8, 4>(src, dst);
-      return part_bytes_ == 1 ? groups<8, 1>(src, dst) : groups<8, 2>(src, dst);
-    }
-    switch (unit_bytes_) {
-      case 1: return groups<1, 1>(src, dst);
-      case 2: return groups<2, 2>(src, dst);
-      case 4: return groups<4, 4>(src, dst);
-      case 8: return groups<8, 8>(src, dst);
-      default: return groups<16, 16>(src, dst);
-    }
+  void block(const std::byte* src, std::byte* dst) const { blocks_at(src, dst, 1, 0, 0); }
+
+  /// The tiles of `run.extent` outer iterations, `run` apart (strides in elements): the
+  /// kernel walks them itself, its route chosen once (through block(), a call cost as
+  /// much as the zip of a vector or two: ab -> BA16a16b2a, 16 pairs a call).
+  void blocks(const std::byte* src, std::byte* dst, const loop& run) const {
+    blocks_at(src, dst, run.extent, run.src_stride * elem_, run.dst_stride * elem_);
   }
 
  private:
+  /// `count` outer iterations, `ss` and `ds` bytes apart, by the route of their units.
+  void blocks_at(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
+    if (part_bytes_ != unit_bytes_) {  // spread units
+      if (unit_bytes_ == 2) return groups<2, 1>(src, dst, count, ss, ds);
+      if (unit_bytes_ == 4)
+        return part_bytes_ == 1 ? groups<4, 1>(src, dst, count, ss, ds) : groups<4, 2>(src, dst, count, ss, ds);
+      if (unit_bytes_ == 16) {  // (use_tiles gives them no rows; with rows, unit by unit)
+        if (!transposed_) return straight<16, 4>(src, dst, count, ss, ds);
+        for (dim i = 0; i < count; ++i) unit_rows<16, 4>(src + i * ss, dst + i * ds, src_rows_, rows_);
+        return;
+      }
+      if (part_bytes_ == 4) return groups<8, 4>(src, dst, count, ss, ds);
+      return part_bytes_ == 1 ? groups<8, 1>(src, dst, count, ss, ds) : groups<8, 2>(src, dst, count, ss, ds);
+    }
+    switch (unit_bytes_) {
+      case 1: return groups<1, 1>(src, dst, count, ss, ds);
+      case 2: return groups<2, 2>(src, dst, count, ss, ds);
+      case 4: return groups<4, 4>(src, dst, count, ss, ds);
+      case 8: return groups<8, 8>(src, dst, count, ss, ds);
+      default: return groups<16, 16>(src, dst, count, ss, ds);
+    }
+  }
+
   /// Lanes that carry units of kBytes: 64-bit for 8 (and two per unit of 16), else
   /// 32-bit (widened).
   template <std::size_t kBytes>
@@ -150,11 +141,18 @@ class tile_kernel {
   template <std::size_t kBytes>
   static constexpr std::size_t tile_w = std::max<std::size_t>(unit_lanes<lane_t<kBytes>> / (kBytes == 16 ? 2 : 1), 1);
 
-  /// kPart: bytes per element of a spread unit, else kBytes.
+  /// blocks_at() for units of kBytes; kPart: bytes per element of a spread unit, else
+  /// kBytes.
   template <std::size_t kBytes, std::size_t kPart>
-  void groups(const std::byte* src, std::byte* dst) const {
+  void groups(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
+    if (!transposed_) return straight<kBytes, kPart>(src, dst, count, ss, ds);
+    for (dim i = 0; i < count; ++i) row_groups<kBytes, kPart>(src + i * ss, dst + i * ds);
+  }
+
+  /// One outer iteration's rows, W at a time.
+  template <std::size_t kBytes, std::size_t kPart>
+  void row_groups(const std::byte* src, std::byte* dst) const {
     constexpr auto W = static_cast<dim>(tile_w<kBytes>);
-    if (!transposed_) return straight<kBytes, kPart>(src, dst);
     for (dim r = 0; r < rows_; r += W) {
       const dim* rows = src_rows_ + r;
       const dim nr = rows_ - r < W ? rows_ - r : W;
@@ -246,7 +244,7 @@ class tile_kernel {
   /// No rows: the columns' units, W at a time within a run (dense on both sides), of
   /// `count` blocks `ss` and `ds` bytes apart.
   template <std::size_t kBytes, std::size_t kPart>
-  void straight(const std::byte* src, std::byte* dst, dim count = 1, dim ss = 0, dim ds = 0) const;
+  void straight(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const;
   /// straight() from column `first` on, without zipping.
   template <std::size_t kBytes, std::size_t kPart>
   void straight_from(const std::byte* src, std::byte* dst, dim first) const;
@@ -424,7 +422,7 @@ HWY_INLINE void tile_kernel::store(D d, hn::Vec<D> v, std::byte* p, dim n) const
 
 template <std::size_t kBytes, std::size_t kPart>
 void tile_kernel::straight(const std::byte* src, std::byte* dst, dim count, dim ss, dim ds) const {
-  if (count > 1) MEMFMT_KERNEL_PATH("spread units straight, blocks in one loop");
+  if (count > 1 && kPart < kBytes) MEMFMT_KERNEL_PATH("spread units straight, blocks in one loop");
   for (dim i = 0; i < count; ++i) {
     const std::byte* s = src + i * ss;
     std::byte* d = dst + i * ds;

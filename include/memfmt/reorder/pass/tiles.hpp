@@ -256,10 +256,10 @@ inline constexpr dim pair_tile_min_columns = 32;
 /// Whether `t`, a gather of 4-byte elements made tiles by use_tiles, moves faster so.
 /// With `microcoded_gathers` (gathers_microcoded, on a target that gathers by vector
 /// gathers), any tiles do: slower than as many loads, the gathers lose to tiles of
-/// every shape. Else pairs spread on one
-/// side, no rows (a transpose of 4 rows of pairs, oihw -> ABcd4a2b, lost a third),
-/// pair_tile_min_columns or more; `from_memory`, in one run (BA4b8a8b2a -> ab, runs of
-/// 8 pairs 128 blocks apart, lost a third: a stream per run).
+/// every shape. Else pairs spread on one side, no rows (a transpose of 4 rows of pairs,
+/// oihw -> ABcd4a2b, lost a third), pair_tile_min_columns or more; `from_memory`, in one
+/// run (BA4b8a8b2a -> ab, runs of 8 pairs 128 blocks apart, lost a third: a stream per
+/// run).
 constexpr bool tiles_beat_gather(const nest& t, bool from_memory, bool microcoded_gathers) {
   if (t.kind != kernel_kind::tile) return false;
   if (microcoded_gathers) return true;
@@ -301,10 +301,10 @@ inline constexpr dim band_min_columns = 32;
 /// Cuts a tile nest's single column loop (of elements of `elem` bytes) into bands of
 /// `tile_side` columns, the band loop outside the kernel, when band_min_columns or more
 /// columns lie band_column_bytes or more apart in dst and the rows are few
-/// (tile_rows_max / 8 or fewer): each call then writes its columns' rows whole, where a call over every column
-/// walks the row groups outside the columns and leaves each destination line partly
-/// written until the lines of every other column have passed through the same sets
-/// (OhwI48o4i -> ohwi: 48 columns 2052 bytes apart, 14 rows).
+/// (tile_rows_max / 8 or fewer): each call then writes its columns' rows whole, where a
+/// call over every column walks the row groups outside the columns and leaves each
+/// destination line partly written until the lines of every other column have passed
+/// through the same sets (OhwI48o4i -> ohwi: 48 columns 2052 bytes apart, 14 rows).
 /// @post the nest visits the same elements with the same offsets
 inline void band_columns(nest& n, dim elem) {
   if (n.kind != kernel_kind::tile || n.tile_row_loops == 0 || n.tile_column_loops != 1 || n.nloops >= max_loops)

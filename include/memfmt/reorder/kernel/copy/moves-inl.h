@@ -36,24 +36,18 @@ inline constexpr std::size_t inline_copy_vectors = 16;
 /// Copies `bytes` bytes; with `stream`, the aligned whole vectors bypass the caches.
 HWY_INLINE void copy_bytes(std::byte* dst, const std::byte* src, std::size_t bytes, bool stream) {
 #if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
-  if (!stream) {
-    const hn::ScalableTag<std::uint8_t> d8;
-    const std::size_t N = hn::Lanes(d8);
-    if (bytes >= N && bytes <= inline_copy_vectors * N) {
-      MEMFMT_KERNEL_PATH("rows of vectors, inline");
-      auto* d = reinterpret_cast<std::uint8_t*>(dst);
-      const auto* s = reinterpret_cast<const std::uint8_t*>(src);
-      for (std::size_t i = 0; i + N < bytes; i += N) hn::StoreU(hn::LoadU(d8, s + i), d8, d + i);
-      hn::StoreU(hn::LoadU(d8, s + bytes - N), d8, d + bytes - N);
-      return;
-    }
+  const hn::ScalableTag<std::uint8_t> d8;
+  const std::size_t N = hn::Lanes(d8);
+  auto* d = reinterpret_cast<std::uint8_t*>(dst);
+  const auto* s = reinterpret_cast<const std::uint8_t*>(src);
+  if (!stream && bytes >= N && bytes <= inline_copy_vectors * N) {
+    MEMFMT_KERNEL_PATH("rows of vectors, inline");
+    for (std::size_t i = 0; i + N < bytes; i += N) hn::StoreU(hn::LoadU(d8, s + i), d8, d + i);
+    hn::StoreU(hn::LoadU(d8, s + bytes - N), d8, d + bytes - N);
+    return;
   }
   if (!stream && bytes >= long_copy_bytes) {
     MEMFMT_KERNEL_PATH("long row, vectors");
-    const hn::ScalableTag<std::uint8_t> d8;
-    const std::size_t N = hn::Lanes(d8);
-    auto* d = reinterpret_cast<std::uint8_t*>(dst);
-    const auto* s = reinterpret_cast<const std::uint8_t*>(src);
     std::size_t i = 0;
     for (; i + 4 * N <= bytes; i += 4 * N) {  // every load of a step before its first store
       const auto v0 = hn::LoadU(d8, s + i), v1 = hn::LoadU(d8, s + i + N);
@@ -67,10 +61,6 @@ HWY_INLINE void copy_bytes(std::byte* dst, const std::byte* src, std::size_t byt
     return;
   }
   if (stream) {
-    const hn::ScalableTag<std::uint8_t> d8;
-    const std::size_t N = hn::Lanes(d8);
-    auto* d = reinterpret_cast<std::uint8_t*>(dst);
-    const auto* s = reinterpret_cast<const std::uint8_t*>(src);
     std::size_t head = (N - reinterpret_cast<std::uintptr_t>(d) % N) % N;
     if (head > bytes) head = bytes;
     std::memcpy(d, s, head);
