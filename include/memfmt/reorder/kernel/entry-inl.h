@@ -87,8 +87,10 @@ class outer_walk {
 
   const float* scales_at(dim offset) const { return n_.cvt.scales != nullptr ? n_.cvt.scales + offset : nullptr; }
 
-  /// The zeros after each dst-stride-1 run of the owned loops at `dp`.
+  /// The zeros after each dst-stride-1 run of the owned loops at `dp`: a copy's rows, a
+  /// transpose's columns.
   void write_tails(std::byte* dp) const {
+    if (n_.kind == kernel_kind::tile) return write_tile_tails(dp);
     const bool transpose = n_.kind == kernel_kind::transpose && n_.nloops >= 2;
     const int run = transpose ? n_.nloops - 2 : n_.nloops - 1;
     const dim after = n_.loops[run].extent * dsz_, bytes = n_.zero_tail * dsz_;
@@ -97,14 +99,37 @@ class outer_walk {
     for (int k = n_.nloops - owned_; k < n_.nloops; ++k)
       if (k != run) (found++ == 0 ? a : b) = n_.loops[k];
     for (dim i = 0; i < a.extent; ++i)
-      for (dim j = 0; j < b.extent; ++j) {
-        std::byte* row = dp + (i * a.dst_stride + j * b.dst_stride) * dsz_ + after;
-        if (bytes <= 64) {
-          zero_short(row, static_cast<std::size_t>(bytes));
-        } else {
-          std::memset(row, 0, static_cast<std::size_t>(bytes));
-        }
+      for (dim j = 0; j < b.extent; ++j) zero_bytes(dp + (i * a.dst_stride + j * b.dst_stride) * dsz_ + after, bytes);
+  }
+
+  /// A tile nest's zeros (for the kernels that run it as strided rows): after the run of
+  /// its innermost row loop, zero_tail more of its steps, at every index of its other
+  /// owned loops.
+  void write_tile_tails(std::byte* dp) const {
+    const int first = n_.nloops - owned_, run = first + n_.tile_row_loops - 1;
+    if (run < first) return;  // (no rows: no zero tail)
+    const loop& r = n_.loops[run];
+    const dim after = r.extent * r.dst_stride * dsz_, bytes = n_.zero_tail * r.dst_stride * dsz_;
+    dim index[max_loops] = {};
+    for (int k = first;;) {
+      dim d = after;
+      for (int l = first; l < n_.nloops; ++l) d += index[l] * n_.loops[l].dst_stride * dsz_;
+      zero_bytes(dp + d, bytes);
+      for (k = n_.nloops - 1; k >= first; --k) {
+        if (k == run) continue;
+        if (++index[k] < n_.loops[k].extent) break;
+        index[k] = 0;
       }
+      if (k < first) return;
+    }
+  }
+
+  static void zero_bytes(std::byte* p, dim bytes) {
+    if (bytes <= 64) {
+      zero_short(p, static_cast<std::size_t>(bytes));
+    } else {
+      std::memset(p, 0, static_cast<std::size_t>(bytes));
+    }
   }
 };
 
@@ -194,6 +219,15 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
   for (int k = 0; k < n.nloops; ++k)
     if (n.loops[k].extent <= 0) return;  // an empty nest
   outer_walk walk(n, src, dst, begin, end);
+  // A fallback target (EMU128, SCALAR) compiled beside a SIMD target runs only on x86
+  // processors without SSE4, where its vector kernels would buy little for about a tenth
+  // of the kernels' compile time: it runs strided rows. Compiled alone (no SIMD target
+  // for this architecture, or MEMFMT_KERNEL_TARGETS=HWY_STATIC_TARGET), it keeps them.
+#if (HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR) && (MEMFMT_KERNEL_COMPILED & ~(HWY_EMU128 | HWY_SCALAR)) != 0
+  if (n.kind == kernel_kind::zero_fill) return run_zero_fill(n, walk);
+  MEMFMT_KERNEL_PATH("fallback: strided rows");
+  return run_strided(n, walk);
+#else
   // (the vector kernels move elements of 1, 2 and 4 bytes: f64 conversions, and f64
   // copies the planner could not move as pairs of 4-byte elements, go as scalar rows)
   if (!meets_contract(n) || (n.kind != kernel_kind::zero_fill && n.cvt.has_f64())) return run_strided(n, walk);
@@ -229,6 +263,7 @@ inline void run_nest_target(const nest& n, const void* src, void* dst, dim begin
       return run_strided(n, walk);
   }
   if (n.stream_stores) hwy::FlushStream();
+#endif
 }
 
 }  // namespace memfmt::detail::HWY_NAMESPACE
