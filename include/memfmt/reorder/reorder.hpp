@@ -251,6 +251,27 @@ class reorder {
 
   static bool per_index(const zero_points& z) noexcept { return z.mask != 0 && !z.empty(); }
 
+  /// How plan() holds the conversion's values per index (the rest is in the conversion).
+  struct value_plan {
+    int mask = 0;                    ///< the union of the masks that index the tables
+    bool scale_table = false;        ///< s_src / s_dst per index (combine_scales)
+    bool beta_table = false;         ///< beta / s_dst per index (per_index_betas)
+    bool zero_point_tables = false;  ///< zero points per index (tabulate_zero_points)
+    bool tabled = false;             ///< ... which the kernels read after the factors
+  };
+
+  /// The conversion of the attributes, common values folded into alpha and beta, and in
+  /// `v` the tables the values per index need. Sets integer_zero_points_.
+  detail::conversion plan_values(value_plan& v);
+
+  /// Fills the tables of `v` over value_groups_ (plan_.scales, sum_betas_, the zero
+  /// point tables, `cvt`'s count of them); returns the strides of the tables' entries.
+  dims tabulate(const value_plan& v, detail::conversion& cvt);
+
+  /// The descriptors lowered to nests, or none and elementwise_ set (with why); the value
+  /// groups coarsened to single indices where the groups do not nest with the blocks.
+  std::vector<detail::placed_nest> lower_nests(const value_plan& v, detail::conversion& cvt, dims& scale_strides);
+
   void plan();
 
   /// Calls `f(k, i, j)` for each entry `k` of a table over `mask` (row-major over the

@@ -31,9 +31,7 @@
 #include "memfmt/reorder/kernel/run.hpp"
 #include "memfmt/reorder/lower.hpp"
 #include "memfmt/reorder/plan_str.hpp"
-#include "memfmt/reorder/pass/stage.hpp"
-#include "memfmt/reorder/pass/threads.hpp"
-#include "memfmt/reorder/pass/tiles.hpp"
+#include "memfmt/reorder/pass/nest_passes.hpp"
 #include "memfmt/reorder/reorder.hpp"
 
 #if !defined(MEMFMT_KERNELS_EXTERN) || defined(MEMFMT_KERNELS_IMPLEMENTATION) || \
@@ -392,9 +390,7 @@ MEMFMT_REORDER_API dims reorder::group_strides(int mask, const dims& groups, dim
   return strides;
 }
 
-MEMFMT_REORDER_API void reorder::plan() {
-  src_size_ = static_cast<dim>(data_type_size(src_.get_data_type()));
-  dst_size_ = static_cast<dim>(data_type_size(dst_.get_data_type()));
+MEMFMT_REORDER_API detail::conversion reorder::plan_values(value_plan& v) {
   detail::conversion cvt;
   cvt.src = src_.get_data_type();
   cvt.dst = dst_.get_data_type();
@@ -406,21 +402,22 @@ MEMFMT_REORDER_API void reorder::plan() {
 
   // one scale per index of the union of both masks: s_src / s_dst; with zero points per
   // index, the union of all four masks indexes the scales and the zero points
+  const bool scaled = !attr_.src_scales.empty() || !attr_.dst_scales.empty();
   const int scales_mask =
       (attr_.src_scales.empty() ? 0 : attr_.src_scales.mask) | (attr_.dst_scales.empty() ? 0 : attr_.dst_scales.mask);
-  const bool zero_point_tables = per_index(attr_.src_zero_points) || per_index(attr_.dst_zero_points);
+  v.zero_point_tables = per_index(attr_.src_zero_points) || per_index(attr_.dst_zero_points);
   const int zero_points_mask = (per_index(attr_.src_zero_points) ? attr_.src_zero_points.mask : 0) |
                                (per_index(attr_.dst_zero_points) ? attr_.dst_zero_points.mask : 0);
-  const int mask = scales_mask | zero_points_mask;
-  const bool scale_table = (!attr_.src_scales.empty() || !attr_.dst_scales.empty()) && scales_mask != 0;
-  if ((!attr_.src_scales.empty() || !attr_.dst_scales.empty()) && scales_mask == 0) {
+  v.mask = scales_mask | zero_points_mask;
+  v.scale_table = scaled && scales_mask != 0;
+  if (scaled && scales_mask == 0) {
     const float s = attr_.src_scales.empty() ? 1.f : attr_.src_scales.values[0];
     const float t = attr_.dst_scales.empty() ? 1.f : attr_.dst_scales.values[0];
     cvt.alpha = t == 1.f ? cvt.alpha * s : cvt.alpha * (s / t);
   }
   // the destination scale divides beta * dst too: beta / s_dst, as oneDNN 2.6 computes
   // the sum scale of the same reorder
-  const bool beta_table = cvt.beta != 0.f && !attr_.dst_scales.empty() && attr_.dst_scales.mask != 0;
+  v.beta_table = cvt.beta != 0.f && !attr_.dst_scales.empty() && attr_.dst_scales.mask != 0;
   if (cvt.beta != 0.f && !attr_.dst_scales.empty() && attr_.dst_scales.mask == 0) {
     const float t = attr_.dst_scales.values[0];
     if (t != 1.f) cvt.beta = cvt.beta / t;
@@ -429,105 +426,87 @@ MEMFMT_REORDER_API void reorder::plan() {
   // (through f32, s32 values beyond 2^24 would round)
   integer_zero_points_ = is_integral(cvt.src) && is_integral(cvt.dst) &&
                          (cvt.src == data_type::s32 || cvt.dst == data_type::s32) && cvt.alpha == 1.f &&
-                         !scale_table && cvt.beta == 0.f &&
-                         (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0 || zero_point_tables);
+                         !v.scale_table && cvt.beta == 0.f &&
+                         (cvt.src_zero_point != 0 || cvt.dst_zero_point != 0 || v.zero_point_tables);
   // zero points per index run in the kernels as two more tables after the factors
   // (plan_.scales), where no exact integer path, f64 or beta per index asks otherwise
-  const bool tabled = zero_point_tables && !integer_zero_points_ && !cvt.has_f64() && !beta_table;
-  // the tables hold one entry per group of indices that every attribute groups alike
-  const auto tabulate = [&] {
-    plan_.scales.clear();
-    sum_betas_.clear();
-    cvt.zero_point_tables = 0;
-    if (scale_table) combine_scales(mask);
-    if (beta_table) sum_betas_ = per_index_betas(mask);
-    if (zero_point_tables) tabulate_zero_points(mask);
-    if (tabled) append_zero_point_tables(cvt);
-    return group_strides(mask, value_groups_);
-  };
-  value_groups_ = shared_groups(mask);
-  dims scale_strides = tabulate();
+  v.tabled = v.zero_point_tables && !integer_zero_points_ && !cvt.has_f64() && !v.beta_table;
+  return cvt;
+}
+
+MEMFMT_REORDER_API dims reorder::tabulate(const value_plan& v, detail::conversion& cvt) {
+  plan_.scales.clear();
+  sum_betas_.clear();
+  cvt.zero_point_tables = 0;
+  if (v.scale_table) combine_scales(v.mask);
+  if (v.beta_table) sum_betas_ = per_index_betas(v.mask);
+  if (v.zero_point_tables) tabulate_zero_points(v.mask);
+  if (v.tabled) append_zero_point_tables(cvt);
+  return group_strides(v.mask, value_groups_);
+}
+
+MEMFMT_REORDER_API std::vector<detail::placed_nest> reorder::lower_nests(const value_plan& v, detail::conversion& cvt,
+                                                                         dims& scale_strides) {
+  value_groups_ = shared_groups(v.mask);
+  scale_strides = tabulate(v, cvt);
   std::vector<detail::placed_nest> nests;
   // a plain copy of f64 moves pairs of 4-byte elements, which every kernel takes
   const dim parts = cvt.is_plain_copy() && plan_.scales.empty() && src_size_ == 8 ? 2 : 1;
   // (the integer path writes padding with its own zero fills)
   // (a beta per index, or zero points per index the kernels cannot take, run element by
   // element)
-  elementwise_ = beta_table || (zero_point_tables && !tabled);
-  elementwise_why_ = beta_table ? "a beta per index" : "zero points per index on the exact s32 path, or with f64";
+  elementwise_ = v.beta_table || (v.zero_point_tables && !v.tabled);
+  elementwise_why_ = v.beta_table ? "a beta per index" : "zero points per index on the exact s32 path, or with f64";
   if (!elementwise_ && !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts, value_groups_)) {
     elementwise_ = true;
     elementwise_why_ = "the blocks do not nest";
     if (!(value_groups_ == dims::filled(src_.get_ndims(), 1))) {  // (groups that do not nest with the blocks)
       value_groups_ = dims::filled(src_.get_ndims(), 1);
-      scale_strides = tabulate();
+      scale_strides = tabulate(v, cvt);
       nests.clear();
       elementwise_ = !detail::lower(src_, dst_, scale_strides, nests, !integer_zero_points_, parts, value_groups_);
     }
   }
+  return nests;
+}
+
+MEMFMT_REORDER_API void reorder::plan() {
+  src_size_ = static_cast<dim>(data_type_size(src_.get_data_type()));
+  dst_size_ = static_cast<dim>(data_type_size(dst_.get_data_type()));
+  value_plan values;
+  detail::conversion cvt = plan_values(values);
+  dims scale_strides;
+  std::vector<detail::placed_nest> nests = lower_nests(values, cvt, scale_strides);
+  detail::reorder_setting s;
+  s.cvt = cvt;
+  s.converts = !cvt.is_plain_copy() || !plan_.scales.empty();
+  // (not on the integer path: run_integer_nest applies the reorder's conversion to every
+  // nest, a stage's move too; not with f64, whose conversions run as scalar rows)
+  s.may_stage = !integer_zero_points_ && !cvt.has_f64();
   // a destination that will not be read back from the last-level cache is written around
   // it (whole aligned vectors only; by plain copies, where they write whole lines:
   // writes_whole_lines; results are the same): the source passes through the
   // cache too, so once both do not fit, the first destination lines are gone before the
   // reorder ends, and keeping them would only cost a read of each line
-  const bool stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
-  const bool from_memory = src_.get_size() + dst_.get_size() > detail::tiles_from_memory;
+  s.stream = src_.get_size() + dst_.get_size() > detail::last_level_cache_bytes();
+  s.from_memory = src_.get_size() + dst_.get_size() > detail::tiles_from_memory;
   // (only the AVX-512 kernels gather by vector gathers: see gather-inl.h)
-  const bool microcoded_gathers = detail::gathers_microcoded() && detail::kernel_target_now() <= HWY_AVX3;
+  s.microcoded_gathers = detail::gathers_microcoded() && detail::kernel_target_now() <= HWY_AVX3;
   // cut for the threads that will run the plan (one thread: pieces would only cut the
   // kernel's runs short)
-  const dim threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
-  // conversions whose layout change would run as tiles go in two stages (not on the
-  // integer path: run_integer_nest applies the reorder's conversion to every nest, a
-  // stage's move too; not with f64, whose conversions run as scalar rows)
-  const bool converts = !cvt.is_plain_copy() || !plan_.scales.empty();
+  s.threads = attr_.threads == 0 ? detail::hardware_threads() : attr_.threads;
+  s.src_size = src_size_;
+  s.dst_size = dst_size_;
   std::vector<detail::placed_nest> planned;
   planned.reserve(nests.size());
   for (std::size_t k = 0; k < nests.size(); ++k) {
-    detail::placed_nest& p = nests[k];
-    p.loops.cvt = cvt;
-    if (p.parts > 1) p.loops.cvt.src = p.loops.cvt.dst = data_type::f32;  // (a plain copy of its units)
-    const dim unit_bytes = src_size_ / p.parts;
-    const bool fused = p.fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
-    if (converts && !fused && !integer_zero_points_ && !cvt.has_f64()) {
-      detail::placed_nest first, second;
-      if (detail::stage_conversion(p, threads, first, second, from_memory, microcoded_gathers)) {
-        second.loops.stream_stores = stream;
-        if (from_memory) detail::order_staged_for_memory(first, second);
-        planned.push_back(std::move(first));
-        planned.push_back(std::move(second));
-        continue;
-      }
-    }
-    // (the scales are bound to the nests later: a plain copy has none)
-    // (gathers of 4-byte elements stay, but where tiles beat them: tiles_beat_gather)
-    const bool gather = p.loops.kind == detail::kernel_kind::gather;
-    // (f64 copies the plan could not split stay as they are: scalar rows)
-    if (cvt.is_plain_copy() && plan_.scales.empty() && !fused && unit_bytes <= 4) {
-      detail::nest t = p.loops;
-      detail::use_tiles(t, unit_bytes);
-      if (!gather || unit_bytes <= 2 || detail::tiles_beat_gather(t, from_memory, microcoded_gathers)) p.loops = t;
-      if (p.loops.kind == detail::kernel_kind::tile) {  // (a gather's tables, if it was one)
-        p.gather_src.clear();
-        p.gather_scale.clear();
-      }
-    }
-    const bool tiles = p.loops.kind == detail::kernel_kind::tile || p.loops.kind == detail::kernel_kind::transpose;
-    if (tiles && !fused && from_memory)
-      detail::order_tiles_for_memory(p.loops, unit_bytes);
-    if (!fused) detail::take_outer_rows(p.loops, threads);
-    if (!fused && !from_memory) detail::band_columns(p.loops, unit_bytes);
-    // (conversions keep their stores around the caches: without them, as many got slower
-    // as faster)
-    p.loops.stream_stores = stream && p.loops.kind != detail::kernel_kind::strided &&
-                            (converts || detail::writes_whole_lines(p.loops, dst_size_ / p.parts));
-    if (threads > 1) detail::split_for_threads(p.loops, threads);
-    planned.push_back(std::move(p));
+    const bool fused = nests[k].fused_loops != 0 || (k + 1 < nests.size() && nests[k + 1].fused_loops != 0);
+    detail::plan_nest(std::move(nests[k]), fused, s, planned);
   }
   nests = std::move(planned);
   // (the kernels that read zero point tables: copies of rows, staged pairs' conversions
   // included, and strided elements; the others run element by element)
-  if (tabled)
+  if (values.tabled)
     for (const detail::placed_nest& p : nests) {
       const detail::kernel_kind kind = p.loops.kind;
       const bool moves = p.staged == detail::stage::move_to_scratch || p.staged == detail::stage::move_from_scratch;
@@ -538,12 +517,12 @@ MEMFMT_REORDER_API void reorder::plan() {
       }
     }
   if (elementwise_) nests.clear();
-  if (tabled && !elementwise_) src_zero_point_table_ = dst_zero_point_table_ = {};  // (the kernels' are in plan_.scales)
+  if (values.tabled && !elementwise_) src_zero_point_table_ = dst_zero_point_table_ = {};  // (the kernels' are in plan_.scales)
   // fused nests share their threads' work by tiles: keep them fused only when there
   // are enough tiles to go round
   for (std::size_t k = 1; k < nests.size(); ++k) {
     detail::placed_nest& p = nests[k];
-    if (p.fused_loops != 0 && p.staged == detail::stage::none && shared_iterations(p.loops, p.fused_loops) < 4 * threads)
+    if (p.fused_loops != 0 && p.staged == detail::stage::none && shared_iterations(p.loops, p.fused_loops) < 4 * s.threads)
       p.fused_loops = 0;
   }
   serial_ = src_.get_size() + dst_.get_size() < serial_bytes;
